@@ -1,0 +1,143 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { deriveCapabilities } from './catalog/capabilities';
+import { CatalogError } from './catalog/catalog.errors';
+import type { Config } from './config/config';
+import { ConfigFileError, loadExtensionsFile } from './config/extensions-file';
+import { type GraphQLContext, buildContext } from './graphql/context';
+import { makeFormatError } from './graphql/format-error';
+import { buildCatalogSchema } from './graphql/schema';
+import type { AppServices } from './graphql/services';
+import { createDataSource } from './persistence/data-source';
+import { ToolRepository } from './persistence/tool.repository';
+import { apolloExecutor } from './rest/graphql-executor';
+import { errorBody } from './rest/http-status';
+import { createRestRouter } from './rest/router';
+import { CatalogReadService } from './services/catalog-read.service';
+import { GrantService } from './services/grant.service';
+import { TenancyService } from './services/tenancy.service';
+import { ToolAdminService } from './services/tool-admin.service';
+import { type Logger, createLogger } from './shared/logger';
+
+export interface App {
+  readonly express: express.Express;
+  readonly apollo: ApolloServer<GraphQLContext>;
+  readonly dataSource: DataSource;
+  readonly services: AppServices;
+  readonly log: Logger;
+  listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
+  close(): Promise<void>;
+}
+
+export class PendingMigrationsError extends Error {
+  constructor() {
+    super('The database has pending migrations. Run `toolcat migrate` first, or start with TOOLCAT_MIGRATE=true.');
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
+ * Fails whole (and closes what it opened) when anything is misconfigured: no half-configured service.
+ */
+export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const dataSource = createDataSource(config.db);
+  await dataSource.initialize();
+  try {
+    if (await dataSource.showMigrations()) {
+      if (!config.migrateOnStart) throw new PendingMigrationsError();
+      await dataSource.runMigrations({ transaction: 'all' });
+    }
+    const tenancy = new TenancyService(dataSource);
+    const toolAdmin = new ToolAdminService(dataSource, log);
+    const services: AppServices = {
+      tenancy,
+      grants: new GrantService(dataSource),
+      toolAdmin,
+      catalog: new CatalogReadService(new ToolRepository(dataSource), { compactView: config.compactView }),
+      capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
+    };
+    if (config.extensionsFile) await applyExtensionsFile(toolAdmin, config.extensionsFile);
+
+    const apollo = new ApolloServer<GraphQLContext>({
+      schema: buildCatalogSchema(services),
+      formatError: makeFormatError(log),
+      introspection: true,
+      plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageLocalDefault({ embed: true })],
+    });
+    await apollo.start();
+
+    const contextFor = (req: Request) => {
+      const incoming = req.get('x-request-id');
+      return buildContext(tenancy, req.headers, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+    };
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: async ({ req }) => contextFor(req) }));
+    app.use(createRestRouter(apolloExecutor(apollo), contextFor));
+    app.use((_req: Request, res: Response) => {
+      res.status(404).type('application/json').end(errorBody('NOT_FOUND', 'No such route.'));
+    });
+    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+      if (status >= 500) log.error({ err }, 'unhandled error in HTTP handler');
+      const clientError = status >= 400 && status < 500;
+      res
+        .status(clientError ? status : 500)
+        .type('application/json')
+        .end(clientError ? errorBody('BAD_REQUEST', 'The request could not be understood.') : errorBody('INTERNAL_SERVER_ERROR', 'Internal server error.'));
+    });
+
+    let server: Server | null = null;
+    return {
+      express: app,
+      apollo,
+      dataSource,
+      services,
+      log,
+      listen(port = config.http.port, host = config.http.host) {
+        return new Promise((resolve, reject) => {
+          const s = app.listen(port, host, (err?: Error) => {
+            if (err) return reject(err);
+            server = s;
+            const addr = s.address();
+            const p = typeof addr === 'object' && addr ? addr.port : port;
+            resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${p}` });
+          });
+        });
+      },
+      async close() {
+        if (server) await new Promise<void>((r) => server!.close(() => r()));
+        await apollo.stop();
+        await dataSource.destroy();
+      },
+    };
+  } catch (err) {
+    await dataSource.destroy().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function applyExtensionsFile(toolAdmin: ToolAdminService, file: string): Promise<void> {
+  const inputs = loadExtensionsFile(file);
+  try {
+    await toolAdmin.replaceConfigExtensions(inputs);
+  } catch (err) {
+    if (err instanceof CatalogError && Array.isArray(err.cause)) {
+      const problems = err.cause as Array<{ index: number; problem: string }>;
+      throw new ConfigFileError(file, problems.map((p) => ({ at: `/extensions/${p.index}`, problem: p.problem })));
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { CatalogError, CatalogErrorCode } from './catalog.errors';
+import { classify } from './classification';
+import { type CredentialFinding, scrubSchema, scrubText } from './credential-scrub';
+import { containsCredential } from './credentials';
+import type { Classification, JsonObject } from './descriptor';
+import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bounds';
+import { schemaProblem } from './json-schema-check';
+import { isValidToolId } from './tool-id';
+import type { ToolDefinition, ToolRecord } from './tool-record';
+
+export interface PreparedTool {
+  readonly record: ToolRecord;
+  /** Credential material removed on the way in: to be logged (place and kind only), never served. */
+  readonly findings: readonly CredentialFinding[];
+}
+
+/**
+ * The single ingest gate every source goes through. Checks bounds and shape, removes credential material
+ * (TC-DESC-4), applies the host's classification (TC-DESC-5/6) and produces the stored record. Refusal is a
+ * CatalogError(INVARIANT_VIOLATION or BAD_USER_INPUT) whose message names the problem.
+ */
+export function prepareTool(
+  def: ToolDefinition,
+  hostDecision: Classification | null,
+  bounds: IngestBounds = DEFAULT_INGEST_BOUNDS,
+): PreparedTool {
+  const findings: CredentialFinding[] = [];
+  if (!isValidToolId(def.toolId)) refuse(`toolId ${JSON.stringify(def.toolId)} is not a valid tool id`);
+  const name = requireText(def.name, 'name', bounds.maxNameLength, true);
+  if (containsCredential(name)) refuse('name contains credential material');
+  const title = def.title === undefined || def.title === null ? null : scrubText(requireText(def.title, 'title', bounds.maxTitleLength, false), '/title', findings);
+  const description = scrubText(
+    def.description === undefined || def.description === null ? '' : requireText(def.description, 'description', bounds.maxDescriptionLength, false),
+    '/description',
+    findings,
+  );
+  const inputSchema = scrubSchema(requireSchema(def.inputSchema, 'inputSchema', bounds), '/inputSchema', findings);
+  const outputSchema =
+    def.outputSchema === undefined || def.outputSchema === null
+      ? null
+      : scrubSchema(requireSchema(def.outputSchema, 'outputSchema', bounds), '/outputSchema', findings);
+  const classification = classify(def.source, hostDecision);
+  const inputSchemaText = JSON.stringify(inputSchema);
+  const outputSchemaText = outputSchema === null ? null : JSON.stringify(outputSchema);
+  const claimsText = def.claims === undefined || def.claims === null ? null : boundedJson(def.claims, bounds);
+  const record: ToolRecord = {
+    toolId: def.toolId,
+    source: def.source,
+    origin: def.origin,
+    tenantId: def.tenantId ?? null,
+    name,
+    title,
+    description,
+    inputSchemaText,
+    outputSchemaText,
+    classification,
+    classified: hostDecision !== null,
+    claimsText,
+    contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
+  };
+  return { record, findings };
+}
+
+/** Hash of what the upstream defined (not of the classification): drift detection keys on it. */
+export function contentHash(name: string, title: string | null, description: string, input: string, output: string | null): string {
+  return createHash('sha256').update(JSON.stringify([name, title, description, input, output])).digest('hex');
+}
+
+function requireText(v: unknown, field: string, max: number, nonEmpty: boolean): string {
+  if (typeof v !== 'string') refuse(`${field} must be a string`);
+  if (nonEmpty && v.length === 0) refuse(`${field} must not be empty`);
+  if (v.length > max) refuse(`${field} is ${v.length} characters long; the limit is ${max}`);
+  // eslint-disable-next-line no-control-regex
+  if (field === 'name' && /[\u0000-\u001f\u007f]/.test(v)) refuse('name contains control characters');
+  return v;
+}
+
+function requireSchema(v: unknown, field: string, bounds: IngestBounds): JsonObject {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${field} must be a JSON object`);
+  let text: string;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    refuse(`${field} is not serialisable JSON`);
+  }
+  if (Buffer.byteLength(text, 'utf8') > bounds.maxSchemaBytes) refuse(`${field} is larger than ${bounds.maxSchemaBytes} bytes`);
+  if (jsonDepth(v, bounds.maxSchemaDepth) > bounds.maxSchemaDepth) refuse(`${field} is nested deeper than ${bounds.maxSchemaDepth} levels`);
+  const parsed = JSON.parse(text) as JsonObject; // a plain-JSON copy: no getters, prototypes or undefined
+  const problem = schemaProblem(parsed);
+  if (problem) refuse(`${field} is not a valid JSON Schema: ${problem}`);
+  return parsed;
+}
+
+function boundedJson(v: unknown, bounds: IngestBounds): string | null {
+  try {
+    const text = JSON.stringify(v);
+    return text !== undefined && text.length <= bounds.maxSchemaBytes ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+function refuse(message: string): never {
+  throw new CatalogError(CatalogErrorCode.InvariantViolation, message, { level: 'warn' });
+}

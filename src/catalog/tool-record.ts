@@ -1,0 +1,41 @@
+import type { Classification, JsonObject, ToolSource } from './descriptor';
+
+/**
+ * A tool as the catalog stores it, after ingest checks and classification. Schemas are kept as the exact
+ * canonical JSON text produced at ingest, so the bytes served are the bytes stored on every driver.
+ */
+export interface ToolRecord {
+  readonly toolId: string;
+  readonly source: ToolSource;
+  /** Where it came from: `config` or `graphql` for host extensions, the source name for MCP tools. */
+  readonly origin: string;
+  /** null: global; otherwise the only tenant that may ever see it. */
+  readonly tenantId: string | null;
+  readonly name: string;
+  readonly title: string | null;
+  readonly description: string;
+  readonly inputSchemaText: string;
+  readonly outputSchemaText: string | null;
+  readonly classification: Classification;
+  /** false: no host decision exists and the fail-closed default applies (TC-DESC-6). */
+  readonly classified: boolean;
+  /** What the upstream server claimed (MCP annotations). Shown to admins; never read by projection. */
+  readonly claimsText: string | null;
+  readonly contentHash: string;
+}
+
+/** Untrusted definition of a tool, as a source delivers it. */
+export interface ToolDefinition {
+  readonly source: ToolSource;
+  readonly origin: string;
+  readonly tenantId?: string | null;
+  readonly toolId: string;
+  readonly name: unknown;
+  readonly title?: unknown;
+  readonly description?: unknown;
+  readonly inputSchema: unknown;
+  readonly outputSchema?: unknown;
+  readonly claims?: unknown;
+}
+
+export type ParsedSchema = JsonObject;

@@ -1,0 +1,145 @@
+import 'reflect-metadata';
+import { Command, Option } from 'commander';
+import { createApp } from '../app';
+import { type Config, ConfigError, loadConfig } from '../config/config';
+import { ConfigFileError } from '../config/extensions-file';
+import { CatalogError } from '../catalog/catalog.errors';
+import { isRole } from '../catalog/principal';
+import { createDataSource } from '../persistence/data-source';
+import { DEMO_EXTENSIONS_FILE, seedDemo } from './demo';
+
+/**
+ * `npx toolcat <command>`: the operator's entry point. The only file besides config.ts that touches
+ * process.env, and the only one that listens. Data goes to stdout, progress and errors to stderr.
+ */
+const program = new Command('toolcat').description('toolcat: a tool catalog service for AI-agent hosts').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the service (SQLite ./data/toolcat.sqlite unless DATABASE_URL is set)')
+  .option('--demo', 'load the demo extensions and print demo API keys')
+  .option('--port <port>', 'listen port (default $PORT or 8080)')
+  .option('--host <host>', 'listen address (default $HOST or 127.0.0.1)')
+  .option('--extensions <file>', 'host extensions file, YAML or JSON (default $TOOLCAT_EXTENSIONS_FILE)')
+  .option('--migrate', 'run pending migrations before serving')
+  .action(async (o: { demo?: boolean; port?: string; host?: string; extensions?: string; migrate?: boolean }) => {
+    const env = { ...process.env };
+    if (o.port !== undefined) env.PORT = o.port;
+    if (o.host !== undefined) env.HOST = o.host;
+    if (o.extensions) env.TOOLCAT_EXTENSIONS_FILE = o.extensions;
+    else if (o.demo && !env.TOOLCAT_EXTENSIONS_FILE) env.TOOLCAT_EXTENSIONS_FILE = DEMO_EXTENSIONS_FILE;
+    if (o.migrate) env.TOOLCAT_MIGRATE = 'true';
+    const config = loadConfig(env);
+    const app = await createApp(config);
+    const { url } = await app.listen();
+    app.log.info({ url, db: config.db.type }, 'toolcat listening');
+    if (o.demo) {
+      const keys = await seedDemo(app);
+      process.stderr.write(
+        `\ntoolcat demo is running at ${url}\n` +
+          `  agent key (tenant "demo"): ${keys.agentKey}\n` +
+          `  host-admin key:            ${keys.adminKey}\n\n` +
+          `  curl -H "Authorization: Bearer ${keys.agentKey}" ${url}/tools\n` +
+          `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`,
+      );
+    }
+    const stop = async () => {
+      app.log.info('shutting down');
+      await app.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async () => {
+    const config = loadConfig(process.env);
+    const ds = createDataSource(config.db);
+    await ds.initialize();
+    try {
+      const applied = await ds.runMigrations({ transaction: 'all' });
+      process.stderr.write(applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}\n` : 'no pending migrations\n');
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+const tenants = program.command('tenants').description('manage tenants');
+tenants
+  .command('create <name>')
+  .description('create a tenant; prints its id')
+  .action(async (name: string) =>
+    withApp(async (app) => {
+      const t = await app.services.tenancy.createTenantUnchecked(name);
+      process.stdout.write(`${t.id}\n`);
+    }),
+  );
+tenants
+  .command('list')
+  .description('list tenants (id and name)')
+  .action(async () =>
+    withApp(async (app) => {
+      const rows = (await app.dataSource.query('SELECT id, name FROM tenant ORDER BY name')) as Array<{ id: string; name: string }>;
+      for (const r of rows) process.stdout.write(`${r.id}\t${r.name}\n`);
+    }),
+  );
+
+program
+  .command('keys')
+  .description('manage API keys')
+  .command('create')
+  .description('create a principal with a new API key; prints only the key')
+  .requiredOption('--tenant <name>', 'tenant name')
+  .option('--name <name>', 'principal name', 'cli-key')
+  .option('--admin', 'host-admin role (manages everything)')
+  .addOption(new Option('--role <role>', 'agent | tenant-admin | host-admin').default('agent'))
+  .action(async (o: { tenant: string; name: string; admin?: boolean; role: string }) =>
+    withApp(async (app) => {
+      const role = o.admin ? 'host-admin' : o.role;
+      if (!isRole(role)) throw new CatalogError('BAD_USER_INPUT', '--role must be agent, tenant-admin or host-admin');
+      const tenant = await app.services.tenancy.findTenantByName(o.tenant);
+      if (!tenant) throw new CatalogError('NOT_FOUND', `no tenant named "${o.tenant}"`);
+      const created = await app.services.tenancy.createPrincipalUnchecked(tenant.id, o.name, role);
+      process.stdout.write(`${created.apiKey}\n`);
+    }),
+  );
+
+program
+  .command('grants')
+  .description('manage grants')
+  .command('create')
+  .description('grant a tenant the tools matching a pattern; prints the grant id')
+  .requiredOption('--tenant <name>', 'tenant name')
+  .requiredOption('--pattern <pattern>', 'toolId pattern, * matches any run of characters')
+  .option('--source <source>', 'mcp | host-extension')
+  .option('--max-tier <tier>', 'highest safetyTier: pure | read | write | exec')
+  .action(async (o: { tenant: string; pattern: string; source?: string; maxTier?: string }) =>
+    withApp(async (app) => {
+      const tenant = await app.services.tenancy.findTenantByName(o.tenant);
+      if (!tenant) throw new CatalogError('NOT_FOUND', `no tenant named "${o.tenant}"`);
+      const g = await app.services.grants.createGrantUnchecked({ tenantId: tenant.id, toolPattern: o.pattern, source: o.source, maxSafetyTier: o.maxTier });
+      process.stdout.write(`${g.id}\n`);
+    }),
+  );
+
+async function withApp(fn: (app: Awaited<ReturnType<typeof createApp>>) => Promise<void>): Promise<void> {
+  const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), extensionsFile: null };
+  const app = await createApp(config);
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof ConfigFileError || err instanceof CatalogError) {
+    process.stderr.write(`toolcat: ${err.message}\n`);
+  } else {
+    process.stderr.write(`toolcat: ${(err as Error)?.stack ?? String(err)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The only place environment variables are read (called with the real env by the CLI alone). Every
+ * variable is validated and every problem listed at once.
+ */
+export type DatabaseConfig =
+  | { readonly type: 'sqlite'; readonly path: string }
+  | { readonly type: 'postgres'; readonly url: string; readonly poolSize: number };
+
+export interface Config {
+  readonly db: DatabaseConfig;
+  readonly http: { readonly host: string; readonly port: number };
+  /** Host extensions file (YAML or JSON); null: none. */
+  readonly extensionsFile: string | null;
+  /** Advertise and serve `?view=compact` (toolCatalog.compactView). */
+  readonly compactView: boolean;
+  readonly logLevel: string;
+  readonly hostVersion: string;
+  /** Run pending migrations at start instead of refusing to serve. */
+  readonly migrateOnStart: boolean;
+}
+
+export const ENV_DOCS: Readonly<Record<string, string>> = {
+  DATABASE_URL: 'PostgreSQL URL (postgres://…); when unset, the embedded SQLite file is used',
+  TOOLCAT_SQLITE_PATH: 'SQLite file (default ./data/toolcat.sqlite; ":memory:" for a throwaway catalog)',
+  TOOLCAT_DB_POOL_SIZE: 'PostgreSQL pool size (default 10)',
+  HOST: 'listen address (default 127.0.0.1)',
+  PORT: 'listen port (default 8080; 0 picks a free one)',
+  TOOLCAT_EXTENSIONS_FILE: 'host extensions file, YAML or JSON (default: none)',
+  TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default false)',
+  TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
+  LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const problems: string[] = [];
+  const bool = (name: string, dflt: boolean): boolean => {
+    const v = env[name];
+    if (v === undefined || v === '') return dflt;
+    if (/^(true|1|yes|on)$/i.test(v)) return true;
+    if (/^(false|0|no|off)$/i.test(v)) return false;
+    problems.push(`${name} must be true or false (got ${JSON.stringify(v)})`);
+    return dflt;
+  };
+  const int = (name: string, dflt: number, min: number, max: number): number => {
+    const v = env[name];
+    if (v === undefined || v === '') return dflt;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+      return dflt;
+    }
+    return n;
+  };
+
+  let db: DatabaseConfig;
+  const url = env.DATABASE_URL;
+  if (url) {
+    if (!/^postgres(ql)?:\/\//.test(url)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+    db = { type: 'postgres', url, poolSize: int('TOOLCAT_DB_POOL_SIZE', 10, 1, 200) };
+  } else {
+    db = { type: 'sqlite', path: env.TOOLCAT_SQLITE_PATH || join('data', 'toolcat.sqlite') };
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const config: Config = {
+    db,
+    http: { host: env.HOST || '127.0.0.1', port: int('PORT', 8080, 0, 65535) },
+    extensionsFile: env.TOOLCAT_EXTENSIONS_FILE || null,
+    compactView: bool('TOOLCAT_COMPACT_VIEW', false),
+    logLevel,
+    hostVersion: packageVersion(),
+    migrateOnStart: bool('TOOLCAT_MIGRATE', db.type === 'sqlite'),
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+/** Defaults for tests and embedding: in-memory SQLite, ephemeral port. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ TOOLCAT_SQLITE_PATH: ':memory:', PORT: '0', LOG_LEVEL: 'silent' }), ...overrides };
+}
+
+let cachedVersion: string | null = null;
+export function packageVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  // dist/src/config -> repo root, or src/config -> repo root
+  for (const up of ['../../..', '../..']) {
+    try {
+      cachedVersion = (JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8')) as { version: string }).version;
+      return cachedVersion;
+    } catch {
+      /* try the next candidate */
+    }
+  }
+  return '0.0.0';
+}

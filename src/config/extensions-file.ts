@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { parseDocument } from 'yaml';
+import type { HostExtensionInput } from '../services/tool-admin.service';
+
+/**
+ * Loads the host extensions file (YAML or JSON; the YAML parser reads both). Every problem names the
+ * file, the place inside it (JSON Pointer) and what is wrong; nothing is applied unless all of it is valid.
+ */
+export class ConfigFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: ReadonlyArray<{ readonly at: string; readonly problem: string }>,
+  ) {
+    super(`${file}: invalid host extensions file:\n${problems.map((p) => `  - at ${p.at || '/'}: ${p.problem}`).join('\n')}`);
+    this.name = 'ConfigFileError';
+  }
+}
+
+const schemaPath = join(__dirname, '..', '..', '..', 'schemas', 'config', 'host-extensions.schema.json');
+let validate: ReturnType<Ajv2020['compile']> | null = null;
+
+export function loadExtensionsFile(file: string): HostExtensionInput[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigFileError(file, [{ at: '', problem: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` }]);
+  }
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length) {
+    throw new ConfigFileError(file, doc.errors.map((e) => ({ at: `line ${e.linePos?.[0].line ?? '?'}`, problem: e.message.split('\n')[0] })));
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  validate ??= new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
+  if (!validate(data)) {
+    throw new ConfigFileError(
+      file,
+      (validate.errors ?? []).map((e) => ({
+        at: e.instancePath,
+        problem: e.keyword === 'additionalProperties' ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"` : (e.message ?? 'invalid'),
+      })),
+    );
+  }
+  const extensions = (data as { extensions: HostExtensionInput[] }).extensions;
+  const seen = new Map<string, number>();
+  const dupes: Array<{ at: string; problem: string }> = [];
+  extensions.forEach((x, i) => {
+    const first = seen.get(x.name);
+    if (first !== undefined) dupes.push({ at: `/extensions/${i}/name`, problem: `duplicate name "${x.name}" (first at /extensions/${first})` });
+    else seen.set(x.name, i);
+  });
+  if (dupes.length) throw new ConfigFileError(file, dupes);
+  return extensions;
+}

@@ -1,0 +1,87 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ToolDescriptorType } from './tool.types';
+
+@ObjectType('Tenant')
+export class TenantType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('Principal', { description: 'An agent or admin identity inside a tenant. The API key itself is never readable.' })
+export class PrincipalType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) tenantId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'agent | tenant-admin | host-admin' }) role!: string;
+  @Field(() => String, { description: 'First characters of the API key, to tell keys apart.' }) keyPrefix!: string;
+  @Field(() => String) createdAt!: string;
+  @Field(() => String, { nullable: true }) revokedAt!: string | null;
+}
+
+@ObjectType('CreatedPrincipal')
+export class CreatedPrincipalType {
+  @Field(() => PrincipalType) principal!: PrincipalType;
+  @Field(() => String, { description: 'The API key: shown this once, only its hash is stored.' }) apiKey!: string;
+}
+
+@ObjectType('Grant', { description: 'Lets a tenant, or narrows one principal to, the tools matching all of its conditions.' })
+export class GrantType {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) tenantId!: string;
+  @Field(() => ID, { nullable: true, description: 'null: the whole tenant; otherwise narrows this principal.' }) principalId!: string | null;
+  @Field(() => String, { description: 'toolId pattern; * matches any run of characters.' }) toolPattern!: string;
+  @Field(() => String, { nullable: true }) source!: string | null;
+  @Field(() => String, { nullable: true, description: 'Highest safetyTier granted (pure < read < write < exec).' }) maxSafetyTier!: string | null;
+  @Field(() => String) createdAt!: string;
+}
+
+@ObjectType('AdminTool', { description: 'A tool as admins see it: the host decision next to what the upstream claimed.' })
+export class AdminToolType {
+  @Field(() => String) toolId!: string;
+  @Field(() => String) source!: string;
+  @Field(() => String, { description: 'config | graphql for host extensions; the source name for MCP tools.' }) origin!: string;
+  @Field(() => ID, { nullable: true }) tenantId!: string | null;
+  @Field(() => Boolean, { description: 'false: no host decision; the fail-closed default applies (TC-DESC-6).' }) classified!: boolean;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Upstream MCP annotations as claimed; untrusted, never served.' }) claims!: unknown;
+  @Field(() => String) contentHash!: string;
+  @Field(() => ToolDescriptorType, { description: 'Exactly what a granted agent receives in the standard view.' }) descriptor!: ToolDescriptorType;
+}
+
+@InputType()
+export class CreatePrincipalInput {
+  @Field(() => ID) tenantId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { defaultValue: 'agent', description: 'agent | tenant-admin | host-admin' }) role!: string;
+}
+
+@InputType()
+export class CreateGrantInput {
+  @Field(() => ID) tenantId!: string;
+  @Field(() => ID, { nullable: true }) principalId?: string | null;
+  @Field(() => String) toolPattern!: string;
+  @Field(() => String, { nullable: true }) source?: string | null;
+  @Field(() => String, { nullable: true }) maxSafetyTier?: string | null;
+}
+
+@InputType()
+export class ClassifyToolInput {
+  @Field(() => String) toolId!: string;
+  @Field(() => String) safetyTier!: string;
+  @Field(() => String) replayPolicy!: string;
+  @Field(() => String) egress!: string;
+}
+
+@InputType('HostExtensionInput')
+export class HostExtensionInputType {
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true }) title?: string | null;
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => GraphQLJSON) inputSchema!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true }) outputSchema?: unknown;
+  @Field(() => String) safetyTier!: string;
+  @Field(() => String) replayPolicy!: string;
+  @Field(() => String) egress!: string;
+  @Field(() => ID, { nullable: true }) tenantId?: string | null;
+}

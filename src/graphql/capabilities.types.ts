@@ -1,0 +1,23 @@
+import { Field, ObjectType } from 'type-graphql';
+
+@ObjectType('ToolCatalogCapabilities')
+export class ToolCatalogCapabilitiesType {
+  @Field(() => [String], { description: 'Sources the host projects (TC-CAT-5).' }) sources!: string[];
+  @Field(() => Boolean) compactView!: boolean;
+  @Field(() => Boolean) sessionLifecycle!: boolean;
+}
+
+@ObjectType('Capabilities')
+export class CapabilitiesType {
+  @Field(() => String) hostVersion!: string;
+  @Field(() => ToolCatalogCapabilitiesType) toolCatalog!: ToolCatalogCapabilitiesType;
+}
+
+@ObjectType('Me')
+export class MeType {
+  @Field(() => String) principalId!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String) role!: string;
+  @Field(() => String) tenantId!: string;
+  @Field(() => String) tenantName!: string;
+}

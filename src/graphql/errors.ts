@@ -1,0 +1,35 @@
+import { GraphQLError } from 'graphql';
+import type { MiddlewareFn } from 'type-graphql';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { assertNever } from '../shared/assert-never';
+
+/** CatalogError -> GraphQLError with extensions.code (the public contract, docs/errors.md). */
+export function toGraphQLError(err: CatalogError): GraphQLError {
+  const code = err.code;
+  switch (code) {
+    case CatalogErrorCode.Unauthenticated:
+      return new GraphQLError(err.message, {
+        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', 'Bearer realm="toolcat"']]) } },
+      });
+    case CatalogErrorCode.Forbidden:
+    case CatalogErrorCode.InvalidArgument:
+    case CatalogErrorCode.NotFound:
+    case CatalogErrorCode.Conflict:
+    case CatalogErrorCode.InvariantViolation:
+      return new GraphQLError(err.message, { extensions: { code } });
+    case CatalogErrorCode.Internal:
+      return new GraphQLError('Internal server error.', { extensions: { code } });
+    default:
+      return assertNever(code);
+  }
+}
+
+/** Global resolver middleware: domain errors leave the resolver layer as GraphQL errors with their code. */
+export const catalogErrorMiddleware: MiddlewareFn = async (_data, next) => {
+  try {
+    return await next();
+  } catch (err) {
+    if (err instanceof CatalogError) throw toGraphQLError(err);
+    throw err;
+  }
+};

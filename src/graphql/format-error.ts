@@ -1,0 +1,28 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { CatalogError } from '../catalog/catalog.errors';
+import type { Logger } from '../shared/logger';
+import { toGraphQLError } from './errors';
+
+const PASS_THROUGH = new Set([
+  'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'INVARIANT_VIOLATION',
+  'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
+
+/** Known codes pass; anything else is logged with its cause and masked as INTERNAL_SERVER_ERROR (no stack traces out). */
+export function makeFormatError(log: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof CatalogError) {
+      const g = toGraphQLError(original);
+      return { message: g.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && PASS_THROUGH.has(code)) {
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    }
+    log.error({ err: original, path: formatted.path }, 'unexpected error in GraphQL execution');
+    return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  };
+}

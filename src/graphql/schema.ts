@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchemaSync } from 'type-graphql';
+import { CatalogResolver } from './catalog.resolver';
+import { catalogErrorMiddleware } from './errors';
+import type { AppServices } from './services';
+import { TenancyResolver } from './tenancy.resolver';
+import { ToolAdminResolver } from './tool-admin.resolver';
+
+export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver] as const;
+
+/**
+ * Builds the executable schema. Resolvers get their services through a map-backed container (no global
+ * DI). With no services (SDL printing), resolvers are never instantiated.
+ */
+export function buildCatalogSchema(services: AppServices | null): GraphQLSchema {
+  const instances = new Map<unknown, unknown>(services ? RESOLVERS.map((R) => [R, new R(services)]) : []);
+  return buildSchemaSync({
+    resolvers: [...RESOLVERS],
+    container: { get: (cls) => instances.get(cls) },
+    globalMiddlewares: [catalogErrorMiddleware],
+    validate: false,
+  });
+}
+
+/** The committed schema.graphql is exactly this text (test/pins/sdl.pin.test.ts fails on drift). */
+export function printCatalogSchema(): string {
+  const header = '# Generated from the type-graphql resolvers by `npm run schema:emit`. Do not edit by hand.\n\n';
+  return header + printSchema(lexicographicSortSchema(buildCatalogSchema(null))) + '\n';
+}

@@ -1,0 +1,78 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Classification } from '../catalog/descriptor';
+import type { ToolRecord } from '../catalog/tool-record';
+import { requireRole } from '../services/admin-scope';
+import { AdminToolType, ClassifyToolInput, HostExtensionInputType } from './admin.types';
+import type { GraphQLContext } from './context';
+import type { AppServices } from './services';
+import { toToolView } from './tool.mapper';
+import { ToolDescriptorType, ToolListType } from './tool.types';
+
+/** Host-admin governance of tools: host extensions, classification, claims vs decisions, and preview. */
+@Resolver()
+export class ToolAdminResolver {
+  constructor(private readonly s: AppServices) {}
+
+  @Query(() => [AdminToolType], { description: 'host-admin: every tool with its upstream claims and the host decision.' })
+  async adminTools(@Ctx() ctx: GraphQLContext): Promise<AdminToolType[]> {
+    return (await this.s.toolAdmin.listTools(ctx.principal)).map(toAdminTool);
+  }
+
+  @Query(() => AdminToolType, { nullable: true })
+  async adminTool(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<AdminToolType | null> {
+    const r = await this.s.toolAdmin.getTool(ctx.principal, toolId);
+    return r ? toAdminTool(r) : null;
+  }
+
+  @Query(() => ToolListType, {
+    description: 'Exactly what the given principal sees: the same service call its own GET /tools makes. tenant-admins may preview their own tenant.',
+  })
+  async previewTools(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('principalId', () => ID) principalId: string,
+    @Arg('view', () => String, { nullable: true }) view?: string | null,
+  ): Promise<ToolListType> {
+    const actor = requireRole(ctx.principal, 'host-admin', 'tenant-admin');
+    const subject = await this.s.tenancy.principalForPreview(actor, principalId);
+    const { appliedView, records } = await this.s.catalog.list(subject, view);
+    return Object.assign(new ToolListType(), { appliedView, tools: records.map((r) => toToolView(r, appliedView)) });
+  }
+
+  @Mutation(() => AdminToolType, { description: 'host-admin: create or replace a host extension (may be exec).' })
+  async upsertHostExtension(@Ctx() ctx: GraphQLContext, @Arg('input', () => HostExtensionInputType) input: HostExtensionInputType): Promise<AdminToolType> {
+    return toAdminTool(await this.s.toolAdmin.upsertHostExtension(ctx.principal, { ...input, ...classificationOf(input) }));
+  }
+
+  @Mutation(() => Boolean)
+  async deleteHostExtension(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<boolean> {
+    return this.s.toolAdmin.deleteHostExtension(ctx.principal, toolId);
+  }
+
+  @Mutation(() => AdminToolType, { description: 'host-admin: the host classification of a tool. exec is refused for anything but host-extension.' })
+  async classifyTool(@Ctx() ctx: GraphQLContext, @Arg('input', () => ClassifyToolInput) input: ClassifyToolInput): Promise<AdminToolType> {
+    return toAdminTool(await this.s.toolAdmin.classifyTool(ctx.principal, input.toolId, classificationOf(input)));
+  }
+
+  @Mutation(() => AdminToolType, { description: 'host-admin: withdraw the decision for an MCP tool; it becomes write again (TC-DESC-6).' })
+  async unclassifyTool(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<AdminToolType> {
+    return toAdminTool(await this.s.toolAdmin.unclassifyTool(ctx.principal, toolId));
+  }
+}
+
+function classificationOf(i: { safetyTier: string; replayPolicy: string; egress: string }): Classification {
+  // Validated by the service (assertClassificationAllowed) before anything is written.
+  return { safetyTier: i.safetyTier, replayPolicy: i.replayPolicy, egress: i.egress } as Classification;
+}
+
+function toAdminTool(r: ToolRecord): AdminToolType {
+  return Object.assign(new AdminToolType(), {
+    toolId: r.toolId,
+    source: r.source,
+    origin: r.origin,
+    tenantId: r.tenantId,
+    classified: r.classified,
+    claims: r.claimsText === null ? null : JSON.parse(r.claimsText),
+    contentHash: r.contentHash,
+    descriptor: toToolView(r, 'standard') as ToolDescriptorType,
+  });
+}

@@ -1,0 +1,14 @@
+import type { View } from '../catalog/projection';
+import { toStandard } from '../catalog/projection';
+import type { ToolRecord } from '../catalog/tool-record';
+import { AnnotationsType, CompactToolDescriptorType, ToolDescriptorType } from './tool.types';
+
+/** Wraps domain projections in GraphQL classes; builds nothing itself (projection.ts owns the shapes). */
+export function toToolView(r: ToolRecord, view: View): ToolDescriptorType | CompactToolDescriptorType {
+  const d = toStandard(r);
+  const out = Object.assign(new ToolDescriptorType(), d);
+  out.annotations = Object.assign(new AnnotationsType(), d.annotations);
+  return view === 'standard' ? out : out;
+}
+
+export { CompactToolDescriptorType };

@@ -1,0 +1,11 @@
+import type { EntityManager } from 'typeorm';
+
+/** Bumps the catalog version inside the caller's transaction (see CatalogStateEntity). */
+export async function bumpCatalogVersion(m: EntityManager): Promise<void> {
+  await m.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
+}
+
+export async function readCatalogVersion(m: EntityManager): Promise<number> {
+  const rows = (await m.query('SELECT version FROM catalog_state WHERE id = 1')) as Array<{ version: number | string }>;
+  return rows.length ? Number(rows[0].version) : 0;
+}

@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DataSource } from 'typeorm';
+import type { DatabaseConfig } from '../config/config';
+import { CatalogStateEntity } from './catalog-state.entity';
+import { ClassificationEntity } from './classification.entity';
+import { GrantEntity } from './grant.entity';
+import { CreateCatalog1764460000000 } from './migrations/1764460000000-create-catalog';
+import { PrincipalEntity } from './principal.entity';
+import { TenantEntity } from './tenant.entity';
+import { ToolEntity } from './tool.entity';
+
+export const ENTITIES = [TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity];
+export const MIGRATIONS = [CreateCatalog1764460000000];
+
+/**
+ * SQLite file by default, PostgreSQL when a URL is given. Schema changes only through migrations
+ * (never `synchronize`), so what tests run is what production runs.
+ */
+export function createDataSource(db: DatabaseConfig): DataSource {
+  if (db.type === 'postgres') {
+    return new DataSource({
+      type: 'postgres',
+      url: db.url,
+      entities: ENTITIES,
+      migrations: MIGRATIONS,
+      migrationsTransactionMode: 'all',
+      extra: { max: db.poolSize, connectionTimeoutMillis: 5000 },
+    });
+  }
+  if (db.path !== ':memory:') mkdirSync(dirname(db.path), { recursive: true });
+  return new DataSource({
+    type: 'better-sqlite3',
+    database: db.path,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'all',
+    enableWAL: db.path !== ':memory:',
+    // LIKE must be case-sensitive on SQLite as it is on PostgreSQL: grant patterns match toolIds exactly.
+    prepareDatabase: (raw: { pragma(s: string): unknown }) => {
+      raw.pragma('case_sensitive_like = ON');
+      raw.pragma('busy_timeout = 5000');
+    },
+  });
+}
+
+/** Pending migrations, without running them (serve refuses to start with any unless told to migrate). */
+export async function pendingMigrations(ds: DataSource): Promise<boolean> {
+  return ds.showMigrations();
+}

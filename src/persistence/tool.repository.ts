@@ -1,0 +1,54 @@
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { Principal } from '../catalog/principal';
+import type { ToolRecord } from '../catalog/tool-record';
+import { ToolEntity } from './tool.entity';
+import { toRecord } from './tool-record.mapper';
+
+/**
+ * Tenant-scoped reads (TC-CAT-3/4). The caller's tenant and grants are part of the WHERE clause: a tool the
+ * caller may not invoke is never loaded, so "unknown" and "not yours" are the same empty result.
+ *
+ * Visible = (global tool, or a tool of the caller's tenant)
+ *   AND some tenant-wide grant matches it
+ *   AND (the principal has no grants of its own, or one of them matches it too)   -- per-principal narrowing
+ * A grant matches when the toolId is LIKE its pattern, the source fits, and the tier is at most its maximum.
+ */
+export class ToolRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async findVisible(p: Principal): Promise<ToolRecord[]> {
+    const rows = await this.visibleQuery(p).getMany();
+    return rows.map(toRecord);
+  }
+
+  async findVisibleById(p: Principal, toolId: string): Promise<ToolRecord | null> {
+    const row = await this.visibleQuery(p).andWhere('t.tool_id = :toolId', { toolId }).getOne();
+    return row ? toRecord(row) : null;
+  }
+
+  /** Admin reads: every tool, unscoped (callers must hold the host-admin role). */
+  async findAllForAdmin(m: EntityManager = this.ds.manager): Promise<ToolRecord[]> {
+    return (await m.getRepository(ToolEntity).find()).map(toRecord);
+  }
+
+  async findByIdForAdmin(toolId: string, m: EntityManager = this.ds.manager): Promise<ToolRecord | null> {
+    const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+    return row ? toRecord(row) : null;
+  }
+
+  private visibleQuery(p: Principal): SelectQueryBuilder<ToolEntity> {
+    const match = (g: string) =>
+      `t.tool_id LIKE ${g}.like_pattern ESCAPE '\\' AND (${g}.source IS NULL OR ${g}.source = t.source)` +
+      ` AND (${g}.max_tier_rank IS NULL OR t.tier_rank <= ${g}.max_tier_rank)`;
+    return this.ds
+      .getRepository(ToolEntity)
+      .createQueryBuilder('t')
+      .where('(t.tenant_id IS NULL OR t.tenant_id = :tenantId)')
+      .andWhere(`EXISTS (SELECT 1 FROM tool_grant g WHERE g.tenant_id = :tenantId AND g.principal_id IS NULL AND ${match('g')})`)
+      .andWhere(
+        '(NOT EXISTS (SELECT 1 FROM tool_grant n WHERE n.tenant_id = :tenantId AND n.principal_id = :principalId)' +
+          ` OR EXISTS (SELECT 1 FROM tool_grant n WHERE n.tenant_id = :tenantId AND n.principal_id = :principalId AND ${match('n')}))`,
+      )
+      .setParameters({ tenantId: p.tenantId, principalId: p.id });
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The literal mapping from a GraphQL outcome to HTTP (docs/errors.md). Catalog reads never answer 403:
+ * an invisible tool is `null`, which is 404 exactly like an unknown one (TC-CAT-4).
+ */
+export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.freeze({
+  UNAUTHENTICATED: 401,
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+});
+
+export function statusForErrors(codes: readonly string[]): number {
+  for (const c of codes) if (HTTP_STATUS_BY_CODE[c] !== undefined) return HTTP_STATUS_BY_CODE[c];
+  return 500;
+}
+
+/** Small JSON error envelope; no stack traces, same bytes for the same situation. */
+export function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+export const NOT_FOUND_TOOL_BODY = errorBody('NOT_FOUND', 'No tool with this id is available to you.');
+export const METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'This resource is read-only: only GET is allowed.');

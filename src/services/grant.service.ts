@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { isSafetyTier, isToolSource, tierRank } from '../catalog/descriptor';
+import type { Principal } from '../catalog/principal';
+import { isValidToolPattern, toolPatternToLike } from '../catalog/tool-id';
+import { bumpCatalogVersion } from '../persistence/catalog-version';
+import { GrantEntity } from '../persistence/grant.entity';
+import { PrincipalEntity } from '../persistence/principal.entity';
+import { TenantEntity } from '../persistence/tenant.entity';
+import { nowIso } from '../shared/clock';
+import { requireRole, tenantScopeOf } from './admin-scope';
+import { notFound } from './tenancy.service';
+
+export interface GrantInput {
+  readonly tenantId: string;
+  /** Narrow one principal (its own grants then intersect the tenant's); null/absent: the whole tenant. */
+  readonly principalId?: string | null;
+  readonly toolPattern: string;
+  readonly source?: string | null;
+  readonly maxSafetyTier?: string | null;
+}
+
+/** Grants decide which tools a tenant (and optionally one principal) may invoke; they feed the scoped query. */
+export class GrantService {
+  constructor(private readonly ds: DataSource) {}
+
+  async createGrant(actor: Principal | null, input: GrantInput): Promise<GrantEntity> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    if (scope && scope !== input.tenantId) throw notFound('tenant');
+    return this.createGrantUnchecked(input);
+  }
+
+  async createGrantUnchecked(input: GrantInput): Promise<GrantEntity> {
+    const problems: string[] = [];
+    if (!isValidToolPattern(input.toolPattern)) problems.push('toolPattern must be 1-200 characters of A-Z a-z 0-9 . _ ~ - and * (any run of characters)');
+    if (input.source != null && !isToolSource(input.source)) problems.push('source must be mcp or host-extension');
+    if (input.maxSafetyTier != null && !isSafetyTier(input.maxSafetyTier)) problems.push('maxSafetyTier must be pure, read, write or exec');
+    if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
+    return this.ds.transaction(async (m) => {
+      if (!(await m.getRepository(TenantEntity).findOne({ where: { id: input.tenantId } }))) throw notFound('tenant');
+      if (input.principalId && !(await m.getRepository(PrincipalEntity).findOne({ where: { id: input.principalId, tenantId: input.tenantId } }))) {
+        throw notFound('principal');
+      }
+      const repo = m.getRepository(GrantEntity);
+      const g = repo.create({
+        id: randomUUID(),
+        tenantId: input.tenantId,
+        principalId: input.principalId ?? null,
+        toolPattern: input.toolPattern,
+        likePattern: toolPatternToLike(input.toolPattern),
+        source: input.source ?? null,
+        maxSafetyTier: input.maxSafetyTier ?? null,
+        maxTierRank: input.maxSafetyTier && isSafetyTier(input.maxSafetyTier) ? tierRank(input.maxSafetyTier) : null,
+        createdAt: nowIso(),
+      });
+      const saved = await repo.save(g);
+      await bumpCatalogVersion(m);
+      return saved;
+    });
+  }
+
+  async listGrants(actor: Principal | null, tenantId: string): Promise<GrantEntity[]> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    if (scope && scope !== tenantId) return [];
+    return this.ds.getRepository(GrantEntity).find({ where: { tenantId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async deleteGrant(actor: Principal | null, id: string): Promise<boolean> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    return this.ds.transaction(async (m) => {
+      const res = await m.getRepository(GrantEntity).delete(scope ? { id, tenantId: scope } : { id });
+      if (!res.affected) throw notFound('grant');
+      await bumpCatalogVersion(m);
+      return true;
+    });
+  }
+}

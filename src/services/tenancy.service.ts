@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { type Principal, type Role, isRole } from '../catalog/principal';
+import { bumpCatalogVersion } from '../persistence/catalog-version';
+import { PrincipalEntity } from '../persistence/principal.entity';
+import { TenantEntity } from '../persistence/tenant.entity';
+import { generateApiKey, hashApiKey, looksLikeApiKey } from '../tenancy/api-key';
+import { nowIso } from '../shared/clock';
+import { requireRole, tenantScopeOf } from './admin-scope';
+
+export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const PRINCIPAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,127}$/;
+
+export interface CreatedPrincipal {
+  readonly principal: PrincipalEntity;
+  /** Shown once; only its hash is stored. */
+  readonly apiKey: string;
+}
+
+/** Tenants, principals and API keys. Every admin read and write is scoped by the actor's tenant in the query. */
+export class TenancyService {
+  constructor(private readonly ds: DataSource) {}
+
+  async authenticate(apiKey: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(apiKey)) return null;
+    const r = (await this.ds
+      .getRepository(PrincipalEntity)
+      .createQueryBuilder('p')
+      .innerJoin(TenantEntity, 't', 't.id = p.tenant_id')
+      .select(['p.id AS id', 'p.tenant_id AS tenant_id', 'p.name AS name', 'p.role AS role', 't.name AS tenant_name'])
+      .where('p.key_hash = :hash AND p.revoked_at IS NULL', { hash: hashApiKey(apiKey) })
+      .getRawOne()) as { id: string; tenant_id: string; name: string; role: string; tenant_name: string } | undefined;
+    if (!r || !isRole(r.role)) return null;
+    return { id: r.id, tenantId: r.tenant_id, tenantName: r.tenant_name, name: r.name, role: r.role };
+  }
+
+  async createTenant(actor: Principal | null, name: string): Promise<TenantEntity> {
+    requireRole(actor, 'host-admin');
+    return this.createTenantUnchecked(name);
+  }
+
+  /** Bootstrap path (CLI, demo): no actor exists yet. */
+  async createTenantUnchecked(name: string): Promise<TenantEntity> {
+    if (!TENANT_NAME_PATTERN.test(name)) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Tenant names are 1-64 characters of a-z, 0-9 and "-", starting with a letter or digit.');
+    }
+    const repo = this.ds.getRepository(TenantEntity);
+    if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, `A tenant named "${name}" already exists.`);
+    const t = repo.create({ id: randomUUID(), name, createdAt: nowIso() });
+    return repo.save(t);
+  }
+
+  async listTenants(actor: Principal | null): Promise<TenantEntity[]> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    return this.ds.getRepository(TenantEntity).find({ where: scope ? { id: scope } : {}, order: { name: 'ASC' } });
+  }
+
+  async findTenantByName(name: string): Promise<TenantEntity | null> {
+    return this.ds.getRepository(TenantEntity).findOne({ where: { name } });
+  }
+
+  async deleteTenant(actor: Principal | null, id: string): Promise<boolean> {
+    const p = requireRole(actor, 'host-admin');
+    if (p.tenantId === id) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'You cannot delete the tenant your own principal belongs to.');
+    return this.ds.transaction(async (m) => {
+      const res = await m.getRepository(TenantEntity).delete({ id });
+      if (!res.affected) throw notFound('tenant');
+      await bumpCatalogVersion(m);
+      return true;
+    });
+  }
+
+  async createPrincipal(actor: Principal | null, tenantId: string, name: string, role: Role): Promise<CreatedPrincipal> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    if (p.role !== 'host-admin' && role === 'host-admin') {
+      throw new CatalogError(CatalogErrorCode.Forbidden, 'Only a host admin can create host-admin principals.');
+    }
+    const scope = tenantScopeOf(p);
+    if (scope && scope !== tenantId) throw notFound('tenant');
+    return this.createPrincipalUnchecked(tenantId, name, role);
+  }
+
+  async createPrincipalUnchecked(tenantId: string, name: string, role: Role): Promise<CreatedPrincipal> {
+    if (!PRINCIPAL_NAME_PATTERN.test(name)) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Principal names are 1-128 characters of letters, digits, space and ._@-');
+    }
+    if (!isRole(role)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'role must be agent, tenant-admin or host-admin');
+    if (!(await this.ds.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
+    const key = generateApiKey();
+    const repo = this.ds.getRepository(PrincipalEntity);
+    const principal = await repo.save(
+      repo.create({ id: randomUUID(), tenantId, name, role, keyHash: key.hash, keyPrefix: key.prefix, createdAt: nowIso(), revokedAt: null }),
+    );
+    return { principal, apiKey: key.key };
+  }
+
+  async listPrincipals(actor: Principal | null, tenantId: string): Promise<PrincipalEntity[]> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    if (scope && scope !== tenantId) return [];
+    return this.ds.getRepository(PrincipalEntity).find({ where: { tenantId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** The subject of an admin preview, loaded inside the actor's scope (an out-of-scope id is not found). */
+  async principalForPreview(actor: Principal, principalId: string): Promise<Principal> {
+    const scope = tenantScopeOf(actor);
+    const row = await this.ds.getRepository(PrincipalEntity).findOne({ where: scope ? { id: principalId, tenantId: scope } : { id: principalId } });
+    const tenant = row ? await this.ds.getRepository(TenantEntity).findOne({ where: { id: row.tenantId } }) : null;
+    if (!row || !tenant || !isRole(row.role)) throw notFound('principal');
+    return { id: row.id, tenantId: row.tenantId, tenantName: tenant.name, name: row.name, role: row.role };
+  }
+
+  async revokePrincipal(actor: Principal | null, id: string): Promise<PrincipalEntity> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    return this.ds.transaction(async (m) => {
+      const repo = m.getRepository(PrincipalEntity);
+      const row = await repo.findOne({ where: scope ? { id, tenantId: scope } : { id } });
+      if (!row) throw notFound('principal');
+      if (row.role === 'host-admin' && p.role !== 'host-admin') throw notFound('principal');
+      if (!row.revokedAt) {
+        row.revokedAt = nowIso();
+        await repo.save(row);
+        await bumpCatalogVersion(m);
+      }
+      return row;
+    });
+  }
+}
+
+export function notFound(what: string): CatalogError {
+  return new CatalogError(CatalogErrorCode.NotFound, `No ${what} with this id in your scope.`);
+}

@@ -1,0 +1,210 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { UNCLASSIFIED_MCP, assertClassificationAllowed } from '../catalog/classification';
+import type { Classification } from '../catalog/descriptor';
+import { prepareTool, type PreparedTool } from '../catalog/ingest';
+import type { Principal } from '../catalog/principal';
+import { EXTENSION_NAME_PATTERN, hostExtensionToolId } from '../catalog/tool-id';
+import type { ToolDefinition, ToolRecord } from '../catalog/tool-record';
+import { bumpCatalogVersion } from '../persistence/catalog-version';
+import { ClassificationEntity } from '../persistence/classification.entity';
+import { ToolEntity } from '../persistence/tool.entity';
+import { toEntity, toRecord } from '../persistence/tool-record.mapper';
+import type { Logger } from '../shared/logger';
+import { nowIso } from '../shared/clock';
+import { requireRole } from './admin-scope';
+import { notFound } from './tenancy.service';
+
+export interface HostExtensionInput extends Classification {
+  readonly name: string;
+  readonly title?: string | null;
+  readonly description?: string | null;
+  readonly inputSchema: unknown;
+  readonly outputSchema?: unknown;
+  /** null/absent: a global tool (visible wherever a grant allows it); otherwise only that tenant's. */
+  readonly tenantId?: string | null;
+}
+
+export interface IngestOutcome {
+  readonly accepted: readonly ToolRecord[];
+  readonly refused: ReadonlyArray<{ readonly toolId: string; readonly reason: string }>;
+}
+
+/**
+ * Writes to the catalog: host extensions, classifications, and the ingest path sources use. Each write is
+ * one transaction that also bumps the catalog version. Every tool passes through `prepareTool` (the ingest
+ * gate) so bounds, credential removal and classification rules hold whatever the origin.
+ */
+export class ToolAdminService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly log: Logger,
+  ) {}
+
+  async listTools(actor: Principal | null): Promise<ToolRecord[]> {
+    requireRole(actor, 'host-admin');
+    return (await this.ds.getRepository(ToolEntity).find()).map(toRecord);
+  }
+
+  async getTool(actor: Principal | null, toolId: string): Promise<ToolRecord | null> {
+    requireRole(actor, 'host-admin');
+    const row = await this.ds.getRepository(ToolEntity).findOne({ where: { toolId } });
+    return row ? toRecord(row) : null;
+  }
+
+  async upsertHostExtension(actor: Principal | null, input: HostExtensionInput): Promise<ToolRecord> {
+    const p = requireRole(actor, 'host-admin');
+    const prepared = this.prepareExtension(input, 'graphql');
+    await this.ds.transaction(async (m) => {
+      await this.store(m, prepared, input, `principal:${p.id}`);
+      await bumpCatalogVersion(m);
+    });
+    return prepared.record;
+  }
+
+  /**
+   * Replaces the config-declared extensions as a whole: every definition is checked first, and nothing is
+   * written unless all pass (the service never starts half-configured). Extensions no longer declared go.
+   */
+  async replaceConfigExtensions(inputs: readonly HostExtensionInput[]): Promise<ToolRecord[]> {
+    const problems: Array<{ index: number; problem: string }> = [];
+    const prepared = inputs.map((input, index) => {
+      try {
+        return this.prepareExtension(input, 'config');
+      } catch (err) {
+        if (!(err instanceof CatalogError)) throw err;
+        problems.push({ index, problem: err.message });
+        return null;
+      }
+    }).filter((x): x is PreparedTool => x !== null);
+    if (problems.length) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.map((p) => `extension #${p.index}: ${p.problem}`).join('; '), { cause: problems });
+    }
+    await this.ds.transaction(async (m) => {
+      const keep = new Set(prepared.map((x) => x.record.toolId));
+      const stale = (await m.getRepository(ToolEntity).find({ where: { origin: 'config', source: 'host-extension' } })).filter((t) => !keep.has(t.toolId));
+      for (const t of stale) {
+        await m.getRepository(ToolEntity).delete({ toolId: t.toolId });
+        await m.getRepository(ClassificationEntity).delete({ toolId: t.toolId });
+      }
+      for (let i = 0; i < prepared.length; i++) await this.store(m, prepared[i], inputs[i], 'config');
+      await bumpCatalogVersion(m);
+    });
+    return prepared.map((x) => x.record);
+  }
+
+  async deleteHostExtension(actor: Principal | null, toolId: string): Promise<boolean> {
+    requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => {
+      const res = await m.getRepository(ToolEntity).delete({ toolId, source: 'host-extension' });
+      if (!res.affected) throw notFound('host extension');
+      await m.getRepository(ClassificationEntity).delete({ toolId });
+      await bumpCatalogVersion(m);
+      return true;
+    });
+  }
+
+  /** The host's classification of a tool (TC-DESC-5): recorded apart from the tool so it survives re-syncs. */
+  async classifyTool(actor: Principal | null, toolId: string, c: Classification): Promise<ToolRecord> {
+    const p = requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => {
+      const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+      if (!row) throw notFound('tool');
+      assertClassificationAllowed(row.source as ToolRecord['source'], c);
+      await this.saveClassification(m, toolId, c, `principal:${p.id}`);
+      const updated = { ...toRecord(row), classification: c, classified: true };
+      await m.getRepository(ToolEntity).save(toEntity(updated, nowIso()));
+      await bumpCatalogVersion(m);
+      return updated;
+    });
+  }
+
+  /** Withdraws the host's decision for an MCP tool: it falls back to `write` (TC-DESC-6). */
+  async unclassifyTool(actor: Principal | null, toolId: string): Promise<ToolRecord> {
+    requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => {
+      const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+      if (!row) throw notFound('tool');
+      if (row.source !== 'mcp') {
+        throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Host extensions always carry a classification; update the extension instead.');
+      }
+      await m.getRepository(ClassificationEntity).delete({ toolId });
+      const updated = { ...toRecord(row), classification: UNCLASSIFIED_MCP, classified: false };
+      await m.getRepository(ToolEntity).save(toEntity(updated, nowIso()));
+      await bumpCatalogVersion(m);
+      return updated;
+    });
+  }
+
+  /**
+   * The ingest path of tool sources: each definition is checked alone; a refused tool is reported (and
+   * logged) but never stops the others, and is never served. The host's stored classification applies.
+   */
+  async ingest(defs: readonly ToolDefinition[]): Promise<IngestOutcome> {
+    const accepted: ToolRecord[] = [];
+    const refused: Array<{ toolId: string; reason: string }> = [];
+    await this.ds.transaction(async (m) => {
+      const decisions = new Map((await m.getRepository(ClassificationEntity).find()).map((c) => [c.toolId, c]));
+      const seen = new Set<string>();
+      for (const def of defs) {
+        try {
+          // TC-DESC-1: a toolId is unique; a second definition with the same id is refused, not merged.
+          if (seen.has(def.toolId)) throw new CatalogError(CatalogErrorCode.InvariantViolation, `duplicate toolId ${def.toolId} in one ingest`);
+          seen.add(def.toolId);
+          const d = decisions.get(def.toolId);
+          const prepared = prepareTool(def, d ? { safetyTier: d.safetyTier, replayPolicy: d.replayPolicy, egress: d.egress } as Classification : null);
+          this.logFindings(prepared);
+          await m.getRepository(ToolEntity).save(toEntity(prepared.record, nowIso()));
+          accepted.push(prepared.record);
+        } catch (err) {
+          if (!(err instanceof CatalogError)) throw err;
+          this.log.warn({ toolId: def.toolId, reason: err.message }, 'tool refused at ingest');
+          refused.push({ toolId: def.toolId, reason: err.message });
+        }
+      }
+      await bumpCatalogVersion(m);
+    });
+    return { accepted, refused };
+  }
+
+  private prepareExtension(input: HostExtensionInput, origin: string): PreparedTool {
+    if (typeof input.name !== 'string' || !EXTENSION_NAME_PATTERN.test(input.name)) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Extension names are 1-64 characters of A-Z a-z 0-9 _ . - (not starting with . or -).');
+    }
+    assertClassificationAllowed('host-extension', input);
+    const prepared = prepareTool(
+      {
+        source: 'host-extension',
+        origin,
+        tenantId: input.tenantId ?? null,
+        toolId: hostExtensionToolId(input.name),
+        name: input.name,
+        title: input.title ?? undefined,
+        description: input.description ?? undefined,
+        inputSchema: input.inputSchema,
+        outputSchema: input.outputSchema ?? undefined,
+      },
+      { safetyTier: input.safetyTier, replayPolicy: input.replayPolicy, egress: input.egress },
+    );
+    this.logFindings(prepared);
+    return prepared;
+  }
+
+  private async store(m: EntityManager, prepared: PreparedTool, c: Classification, decidedBy: string): Promise<void> {
+    await m.getRepository(ToolEntity).save(toEntity(prepared.record, nowIso()));
+    await this.saveClassification(m, prepared.record.toolId, c, decidedBy);
+  }
+
+  private async saveClassification(m: EntityManager, toolId: string, c: Classification, decidedBy: string): Promise<void> {
+    const repo = m.getRepository(ClassificationEntity);
+    await repo.save(repo.create({ toolId, safetyTier: c.safetyTier, replayPolicy: c.replayPolicy, egress: c.egress, decidedBy, decidedAt: nowIso() }));
+  }
+
+  private logFindings(p: PreparedTool): void {
+    for (const f of p.findings) {
+      // TC-DESC-4: the event is logged (place and kind, never the value) and the value is never served.
+      this.log.warn({ toolId: p.record.toolId, at: f.path, kinds: f.kinds, action: f.action }, 'credential material removed from tool definition');
+    }
+  }
+}
+

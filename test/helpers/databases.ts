@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { DatabaseConfig } from '../../src/config/config';
+
+/**
+ * One suite, several backends (the Vendure/TypeORM pattern). SQLite always runs (a real file in a temp
+ * folder). PostgreSQL runs when TEST_POSTGRES_URL is set: each suite creates its own database and drops it,
+ * never assuming an empty server. .ci/run always sets it.
+ */
+export interface TestDatabase {
+  readonly name: 'sqlite' | 'postgres';
+  create(): Promise<{ db: DatabaseConfig; drop(): Promise<void> }>;
+}
+
+export const POSTGRES_URL = process.env.TEST_POSTGRES_URL || null;
+
+const sqlite: TestDatabase = {
+  name: 'sqlite',
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'toolcat-test-'));
+    return { db: { type: 'sqlite', path: join(dir, 'catalog.sqlite') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+};
+
+const postgres: TestDatabase = {
+  name: 'postgres',
+  async create() {
+    const adminUrl = POSTGRES_URL!;
+    const dbName = `toolcat_test_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${dbName}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    return {
+      db: { type: 'postgres', url: url.toString(), poolSize: 5 },
+      drop: async () => {
+        const c = new Client({ connectionString: adminUrl });
+        await c.connect();
+        try {
+          await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        } finally {
+          await c.end();
+        }
+      },
+    };
+  },
+};
+
+export const DATABASES: readonly TestDatabase[] = POSTGRES_URL ? [sqlite, postgres] : [sqlite];
+
+/** Runs `define` once per backend; without PostgreSQL it says so with a visible pending test. */
+export function forEachDatabase(title: string, define: (db: TestDatabase) => void): void {
+  for (const db of DATABASES) describe(`${title} [${db.name}]`, () => define(db));
+  if (!POSTGRES_URL) {
+    describe(`${title} [postgres]`, () => {
+      it('PostgreSQL suite not run: set TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres); .ci/run sets it');
+    });
+  }
+}
