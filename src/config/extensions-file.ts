@@ -28,9 +28,9 @@ export function loadExtensionsFile(file: string): HostExtensionInput[] {
   } catch (err) {
     throw new ConfigFileError(file, [{ at: '', problem: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` }]);
   }
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length) {
-    throw new ConfigFileError(file, doc.errors.map((e) => ({ at: `line ${e.linePos?.[0].line ?? '?'}`, problem: e.message.split('\n')[0] })));
+    throw new ConfigFileError(file, doc.errors.map((e) => ({ at: `line ${e.linePos?.[0].line ?? '?'}, column ${e.linePos?.[0].col ?? '?'}`, problem: e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '') })));
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   validate ??= new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));

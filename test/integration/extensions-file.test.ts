@@ -1,0 +1,96 @@
+/** Host extensions from a config file: loaded at start, all-or-nothing, errors name file, place and problem. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { ConfigFileError } from '../../src/config/extensions-file';
+import { forEachDatabase } from '../helpers/databases';
+import { expectStandardList } from '../helpers/schema-assert';
+import { aTenantWithKey, aGrant, startHost } from '../helpers/test-host';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolcat-ext-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const GOOD = `extensions:
+  - name: shell
+    description: Runs a command
+    safetyTier: exec
+    replayPolicy: non-idempotent
+    egress: restricted
+    inputSchema: { type: object, properties: { cmd: { type: string } } }
+  - name: clock
+    description: Current time
+    safetyTier: read
+    replayPolicy: idempotent
+    egress: none
+    inputSchema: { type: object }
+`;
+
+forEachDatabase('host extensions file', (database) => {
+  it('loads YAML and JSON files; exec is allowed for host extensions; a later file replaces the set', async () => {
+    const { db, drop } = await database.create();
+    try {
+      let host = await startHost(db, { extensionsFile: file('good.yaml', GOOD) });
+      const t = await aTenantWithKey(host, 'ext');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: '*' });
+      const r = await host.get('/tools', t.key);
+      expectStandardList(r.json());
+      expect((r.json() as Array<{ toolId: string; safetyTier: string }>).map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'read'], ['ext.shell', 'exec']]);
+      await host.close();
+      const json = JSON.stringify({ extensions: [{ name: 'clock', description: 'Now', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none', inputSchema: { type: 'object' } }] });
+      host = await startHost(db, { extensionsFile: file('next.json', json) }, false);
+      const after = (await host.get('/tools', t.key)).json() as Array<{ toolId: string; safetyTier: string }>;
+      expect(after.map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'pure']]);
+      await host.close();
+    } finally {
+      await drop();
+    }
+  });
+
+  const BAD: Array<[string, string, RegExp]> = [
+    ['unknown field', GOOD.replace('egress: none', 'egress: none\n    color: red'), /at \/extensions\/1: unknown field "color"/],
+    ['bad enum', GOOD.replace('safetyTier: read', 'safetyTier: safe'), /at \/extensions\/1\/safetyTier: must be equal to one of the allowed values/],
+    ['missing field', GOOD.replace('    description: Current time\n', ''), /at \/extensions\/1: must have required property 'description'/],
+    ['duplicate name', GOOD.replace('name: clock', 'name: shell'), /at \/extensions\/1\/name: duplicate name "shell"/],
+    ['YAML syntax', 'extensions:\n  - name: [unclosed\n', /at line \d+/],
+    ['invalid input schema', GOOD.replace('inputSchema: { type: object }', 'inputSchema: { type: object, properties: { a: { type: 7 } } }'), /at \/extensions\/1: .*not a valid JSON Schema/],
+    ['credential in a const', GOOD.replace('inputSchema: { type: object }', 'inputSchema: { type: object, properties: { k: { const: "AKIAIOSFODNN7EXAMPLE" } } }'), /at \/extensions\/1: .*credential material/],
+  ];
+  for (const [what, text, re] of BAD) {
+    it(`refuses to start on a bad file (${what}), naming file, place and problem, and changes nothing`, async () => {
+      const { db, drop } = await database.create();
+      try {
+        const p = file(`bad-${what.replace(/\W/g, '-')}.yaml`, text);
+        let err: unknown;
+        try {
+          await startHost(db, { extensionsFile: p });
+        } catch (e) {
+          err = e;
+        }
+        expect(err).to.be.instanceOf(ConfigFileError);
+        expect((err as Error).message).to.include(p);
+        expect((err as Error).message).to.match(re);
+        const host = await startHost(db, {}, false);
+        expect(await host.app.dataSource.query('SELECT tool_id FROM tool')).to.deep.equal([]);
+        await host.close();
+      } finally {
+        await drop();
+      }
+    });
+  }
+
+  it('a missing file is a clear error', async () => {
+    const { db, drop } = await database.create();
+    try {
+      await startHost(db, { extensionsFile: join(dir, 'nope.yaml') }).then(
+        () => expect.fail('should not start'),
+        (e: Error) => expect(e.message).to.match(/nope\.yaml: [\s\S]*cannot read the file \(ENOENT\)/),
+      );
+    } finally {
+      await drop();
+    }
+  });
+});
