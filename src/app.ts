@@ -10,7 +10,7 @@ import type { DataSource } from 'typeorm';
 import { deriveCapabilities } from './catalog/capabilities';
 import { CatalogError } from './catalog/catalog.errors';
 import type { Config } from './config/config';
-import { ConfigFileError, loadExtensionsFile } from './config/extensions-file';
+import { ConfigFileError, loadConfigFile } from './config/config-file';
 import { type GraphQLContext, buildContext } from './graphql/context';
 import { makeFormatError } from './graphql/format-error';
 import { buildCatalogSchema } from './graphql/schema';
@@ -24,6 +24,11 @@ import { CatalogReadService } from './services/catalog-read.service';
 import { GrantService } from './services/grant.service';
 import { TenancyService } from './services/tenancy.service';
 import { ToolAdminService } from './services/tool-admin.service';
+import { toSourceInput } from './sources/config-sources';
+import { SourceAdminService } from './sources/source-admin.service';
+import { SourceScheduler } from './sources/source-scheduler';
+import { SourceSnapshotService } from './sources/source-snapshot.service';
+import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
 
 export interface App {
@@ -60,14 +65,28 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     }
     const tenancy = new TenancyService(dataSource);
     const toolAdmin = new ToolAdminService(dataSource, log);
+    const snapshots = new SourceSnapshotService(dataSource, log);
+    const sync = new SourceSyncService(dataSource, snapshots, log, {
+      limits: config.syncLimits,
+      env: config.secretEnv,
+      version: config.hostVersion,
+      keepSessions: config.startSources,
+    });
+    const scheduler = new SourceScheduler(dataSource, sync, log);
     const services: AppServices = {
       tenancy,
       grants: new GrantService(dataSource),
       toolAdmin,
+      sources: new SourceAdminService(dataSource),
+      snapshots,
+      sync,
+      scheduler,
       catalog: new CatalogReadService(new ToolRepository(dataSource), { compactView: config.compactView }),
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
-    if (config.extensionsFile) await applyExtensionsFile(toolAdmin, config.extensionsFile);
+    if (config.configFile) await applyConfigFile(services, config.configFile);
+    // Sync at start runs in the background: a slow or broken server never delays serving the catalog.
+    if (config.startSources) void scheduler.start();
 
     const apollo = new ApolloServer<GraphQLContext>({
       schema: buildCatalogSchema(services),
@@ -118,6 +137,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         });
       },
       async close() {
+        scheduler.stop();
+        await sync.stop();
         if (server) await new Promise<void>((r) => server!.close(() => r()));
         await apollo.stop();
         await dataSource.destroy();
@@ -129,15 +150,32 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
   }
 }
 
-async function applyExtensionsFile(toolAdmin: ToolAdminService, file: string): Promise<void> {
-  const inputs = loadExtensionsFile(file);
+async function applyConfigFile(services: AppServices, file: string): Promise<void> {
+  const loaded = loadConfigFile(file);
   try {
-    await toolAdmin.replaceConfigExtensions(inputs);
+    await services.toolAdmin.replaceConfigExtensions(loaded.extensions);
   } catch (err) {
     if (err instanceof CatalogError && Array.isArray(err.cause)) {
       const problems = err.cause as Array<{ index: number; problem: string }>;
       throw new ConfigFileError(file, problems.map((p) => ({ at: `/extensions/${p.index}`, problem: p.problem })));
     }
+    throw err;
+  }
+  const problems: Array<{ at: string; problem: string }> = [];
+  const inputs = [];
+  for (const [i, s] of loaded.mcpServers.entries()) {
+    let tenantId: string | null = null;
+    if (s.tenant) {
+      tenantId = (await services.tenancy.findTenantByName(s.tenant))?.id ?? null;
+      if (!tenantId) problems.push({ at: `/mcpServers/${i}/tenant`, problem: `no tenant named "${s.tenant}"` });
+    }
+    inputs.push(toSourceInput(s, () => tenantId));
+  }
+  if (problems.length) throw new ConfigFileError(file, problems);
+  try {
+    await services.sources.replaceConfigSources(inputs);
+  } catch (err) {
+    if (err instanceof CatalogError) throw new ConfigFileError(file, [{ at: '/mcpServers', problem: err.message }]);
     throw err;
   }
 }

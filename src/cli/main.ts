@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Command, Option } from 'commander';
 import { createApp } from '../app';
 import { type Config, ConfigError, loadConfig } from '../config/config';
-import { ConfigFileError } from '../config/extensions-file';
+import { ConfigFileError } from '../config/config-file';
 import { CatalogError } from '../catalog/catalog.errors';
 import { isRole } from '../catalog/principal';
 import { createDataSource } from '../persistence/data-source';
@@ -20,14 +20,16 @@ program
   .option('--demo', 'load the demo extensions and print demo API keys')
   .option('--port <port>', 'listen port (default $PORT or 8080)')
   .option('--host <host>', 'listen address (default $HOST or 127.0.0.1)')
-  .option('--extensions <file>', 'host extensions file, YAML or JSON (default $TOOLCAT_EXTENSIONS_FILE)')
+  .option('--config <file>', 'config file with host extensions and MCP servers, YAML or JSON (default $TOOLCAT_CONFIG_FILE)')
+  .option('--extensions <file>', 'alias of --config')
   .option('--migrate', 'run pending migrations before serving')
-  .action(async (o: { demo?: boolean; port?: string; host?: string; extensions?: string; migrate?: boolean }) => {
+  .action(async (o: { demo?: boolean; port?: string; host?: string; config?: string; extensions?: string; migrate?: boolean }) => {
     const env = { ...process.env };
     if (o.port !== undefined) env.PORT = o.port;
     if (o.host !== undefined) env.HOST = o.host;
-    if (o.extensions) env.TOOLCAT_EXTENSIONS_FILE = o.extensions;
-    else if (o.demo && !env.TOOLCAT_EXTENSIONS_FILE) env.TOOLCAT_EXTENSIONS_FILE = DEMO_EXTENSIONS_FILE;
+    const file = o.config ?? o.extensions;
+    if (file) env.TOOLCAT_CONFIG_FILE = file;
+    else if (o.demo && !env.TOOLCAT_CONFIG_FILE && !env.TOOLCAT_EXTENSIONS_FILE) env.TOOLCAT_CONFIG_FILE = DEMO_EXTENSIONS_FILE;
     if (o.migrate) env.TOOLCAT_MIGRATE = 'true';
     const config = loadConfig(env);
     const app = await createApp(config);
@@ -126,7 +128,7 @@ program
   );
 
 async function withApp(fn: (app: Awaited<ReturnType<typeof createApp>>) => Promise<void>): Promise<void> {
-  const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), extensionsFile: null };
+  const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), configFile: null, startSources: false };
   const app = await createApp(config);
   try {
     await fn(app);
@@ -139,7 +141,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof ConfigFileError || err instanceof CatalogError) {
     process.stderr.write(`toolcat: ${err.message}\n`);
   } else {
-    process.stderr.write(`toolcat: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.stderr.write(`toolcat: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
 
 /**
  * The only place environment variables are read (called with the real env by the CLI alone). Every
@@ -12,8 +13,14 @@ export type DatabaseConfig =
 export interface Config {
   readonly db: DatabaseConfig;
   readonly http: { readonly host: string; readonly port: number };
-  /** Host extensions file (YAML or JSON); null: none. */
-  readonly extensionsFile: string | null;
+  /** Config file with host extensions and MCP servers (YAML or JSON); null: none. */
+  readonly configFile: string | null;
+  /** Bounds on one MCP source sync. */
+  readonly syncLimits: SyncLimits;
+  /** Sync MCP sources at start and on their intervals (off for one-shot CLI commands). */
+  readonly startSources: boolean;
+  /** Environment that `{ fromEnv }` secrets of MCP sources are read from. */
+  readonly secretEnv: Readonly<Record<string, string | undefined>>;
   /** Advertise and serve `?view=compact` (toolCatalog.compactView). */
   readonly compactView: boolean;
   readonly logLevel: string;
@@ -28,7 +35,10 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_DB_POOL_SIZE: 'PostgreSQL pool size (default 10)',
   HOST: 'listen address (default 127.0.0.1)',
   PORT: 'listen port (default 8080; 0 picks a free one)',
-  TOOLCAT_EXTENSIONS_FILE: 'host extensions file, YAML or JSON (default: none)',
+  TOOLCAT_CONFIG_FILE: 'config file with host extensions and MCP servers, YAML or JSON (default: none; TOOLCAT_EXTENSIONS_FILE is an alias)',
+  TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one MCP source sync (default 60000)',
+  TOOLCAT_SYNC_MAX_TOOLS: 'a source listing more tools is refused (default 5000)',
+  TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
   TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default false)',
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
@@ -77,7 +87,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const config: Config = {
     db,
     http: { host: env.HOST || '127.0.0.1', port: int('PORT', 8080, 0, 65535) },
-    extensionsFile: env.TOOLCAT_EXTENSIONS_FILE || null,
+    configFile: env.TOOLCAT_CONFIG_FILE || env.TOOLCAT_EXTENSIONS_FILE || null,
+    syncLimits: {
+      ...DEFAULT_SYNC_LIMITS,
+      syncTimeoutMs: int('TOOLCAT_SYNC_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.syncTimeoutMs, 100, 3_600_000),
+      maxTools: int('TOOLCAT_SYNC_MAX_TOOLS', DEFAULT_SYNC_LIMITS.maxTools, 1, 1_000_000),
+      maxMessageBytes: int('TOOLCAT_SYNC_MAX_MESSAGE_BYTES', DEFAULT_SYNC_LIMITS.maxMessageBytes, 1024, 1024 ** 3),
+    },
+    startSources: true,
+    secretEnv: env,
     compactView: bool('TOOLCAT_COMPACT_VIEW', false),
     logLevel,
     hostVersion: packageVersion(),

@@ -5,9 +5,10 @@ import { CatalogResolver } from './catalog.resolver';
 import { catalogErrorMiddleware } from './errors';
 import type { AppServices } from './services';
 import { TenancyResolver } from './tenancy.resolver';
+import { SourceResolver } from './source.resolver';
 import { ToolAdminResolver } from './tool-admin.resolver';
 
-export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver] as const;
+export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global

@@ -3,12 +3,20 @@ import type { CatalogReadService } from '../services/catalog-read.service';
 import type { GrantService } from '../services/grant.service';
 import type { TenancyService } from '../services/tenancy.service';
 import type { ToolAdminService } from '../services/tool-admin.service';
+import type { SourceAdminService } from '../sources/source-admin.service';
+import type { SourceScheduler } from '../sources/source-scheduler';
+import type { SourceSnapshotService } from '../sources/source-snapshot.service';
+import type { SourceSyncService } from '../sources/source-sync.service';
 
 /** What resolvers are given by the composition root (constructor injection through the container). */
 export interface AppServices {
   readonly tenancy: TenancyService;
   readonly grants: GrantService;
   readonly toolAdmin: ToolAdminService;
+  readonly sources: SourceAdminService;
+  readonly snapshots: SourceSnapshotService;
+  readonly sync: SourceSyncService;
+  readonly scheduler: SourceScheduler;
   readonly catalog: CatalogReadService;
   readonly capabilities: Capabilities;
 }

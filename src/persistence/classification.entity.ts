@@ -15,6 +15,10 @@ export class ClassificationEntity {
   @Column({ type: 'varchar', length: 16 })
   egress!: string;
 
+  /** Definition hash the decision was made for (MCP tools); a different current definition is drift. */
+  @Column({ name: 'approved_hash', type: 'varchar', length: 64, nullable: true })
+  approvedHash!: string | null;
+
   @Column({ name: 'decided_by', type: 'varchar', length: 128 })
   decidedBy!: string;
 

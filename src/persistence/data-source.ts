@@ -5,13 +5,21 @@ import type { DatabaseConfig } from '../config/config';
 import { CatalogStateEntity } from './catalog-state.entity';
 import { ClassificationEntity } from './classification.entity';
 import { GrantEntity } from './grant.entity';
+import { McpSourceSecretEntity } from './mcp-source-secret.entity';
+import { McpSourceEntity } from './mcp-source.entity';
+import { ToolChangeEntity } from './tool-change.entity';
+import { UpstreamToolEntity } from './upstream-tool.entity';
 import { CreateCatalog1764460000000 } from './migrations/1764460000000-create-catalog';
+import { AddMcpSources1764470000000 } from './migrations/1764470000000-add-mcp-sources';
 import { PrincipalEntity } from './principal.entity';
 import { TenantEntity } from './tenant.entity';
 import { ToolEntity } from './tool.entity';
 
-export const ENTITIES = [TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity];
-export const MIGRATIONS = [CreateCatalog1764460000000];
+export const ENTITIES = [
+  TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
+  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity,
+];
+export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000];
 
 /**
  * SQLite file by default, PostgreSQL when a URL is given. Schema changes only through migrations

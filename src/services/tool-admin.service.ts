@@ -1,14 +1,16 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { UNCLASSIFIED_MCP, assertClassificationAllowed } from '../catalog/classification';
+import { assertClassificationAllowed } from '../catalog/classification';
 import type { Classification } from '../catalog/descriptor';
 import { prepareTool, type PreparedTool } from '../catalog/ingest';
 import type { Principal } from '../catalog/principal';
 import { EXTENSION_NAME_PATTERN, hostExtensionToolId } from '../catalog/tool-id';
-import type { ToolDefinition, ToolRecord } from '../catalog/tool-record';
+import type { ToolRecord } from '../catalog/tool-record';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { ClassificationEntity } from '../persistence/classification.entity';
 import { ToolEntity } from '../persistence/tool.entity';
+import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
+import { projectSource } from '../sources/source-projection';
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
@@ -25,10 +27,6 @@ export interface HostExtensionInput extends Classification {
   readonly tenantId?: string | null;
 }
 
-export interface IngestOutcome {
-  readonly accepted: readonly ToolRecord[];
-  readonly refused: ReadonlyArray<{ readonly toolId: string; readonly reason: string }>;
-}
 
 /**
  * Writes to the catalog: host extensions, classifications, and the ingest path sources use. Each write is
@@ -104,67 +102,50 @@ export class ToolAdminService {
     });
   }
 
-  /** The host's classification of a tool (TC-DESC-5): recorded apart from the tool so it survives re-syncs. */
+  /**
+   * The host's classification of a tool (TC-DESC-5), recorded apart from the tool so it survives re-syncs.
+   * For an MCP tool it is tied to the definition it was made for (drift review) and may target a tool that is
+   * currently withheld for review: classifying approves the current definition.
+   */
   async classifyTool(actor: Principal | null, toolId: string, c: Classification): Promise<ToolRecord> {
     const p = requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
+      const upstream = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
       const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
-      if (!row) throw notFound('tool');
-      assertClassificationAllowed(row.source as ToolRecord['source'], c);
-      await this.saveClassification(m, toolId, c, `principal:${p.id}`);
-      const updated = { ...toRecord(row), classification: c, classified: true };
-      await m.getRepository(ToolEntity).save(toEntity(updated, nowIso()));
-      await bumpCatalogVersion(m);
-      return updated;
+      if (upstream && !upstream.quarantineReason) {
+        assertClassificationAllowed('mcp', c);
+        await this.saveClassification(m, toolId, c, `principal:${p.id}`, upstream.definitionHash);
+        await projectSource(m, upstream.sourceName);
+      } else if (row && row.source === 'host-extension') {
+        assertClassificationAllowed('host-extension', c);
+        await this.saveClassification(m, toolId, c, `principal:${p.id}`, row.contentHash);
+        await m.getRepository(ToolEntity).save(toEntity({ ...toRecord(row), classification: c, classified: true }, nowIso()));
+        await bumpCatalogVersion(m);
+      } else throw notFound('tool');
+      return this.servedOrFail(m, toolId);
     });
   }
 
-  /** Withdraws the host's decision for an MCP tool: it falls back to `write` (TC-DESC-6). */
+  /** Withdraws the decision for an MCP tool: it falls back to `write` (TC-DESC-6). */
   async unclassifyTool(actor: Principal | null, toolId: string): Promise<ToolRecord> {
     requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
-      const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
-      if (!row) throw notFound('tool');
-      if (row.source !== 'mcp') {
-        throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Host extensions always carry a classification; update the extension instead.');
+      const upstream = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
+      if (!upstream) {
+        const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+        if (row?.source === 'host-extension') throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Host extensions always carry a classification; update the extension instead.');
+        throw notFound('tool');
       }
       await m.getRepository(ClassificationEntity).delete({ toolId });
-      const updated = { ...toRecord(row), classification: UNCLASSIFIED_MCP, classified: false };
-      await m.getRepository(ToolEntity).save(toEntity(updated, nowIso()));
-      await bumpCatalogVersion(m);
-      return updated;
+      await projectSource(m, upstream.sourceName);
+      return this.servedOrFail(m, toolId);
     });
   }
 
-  /**
-   * The ingest path of tool sources: each definition is checked alone; a refused tool is reported (and
-   * logged) but never stops the others, and is never served. The host's stored classification applies.
-   */
-  async ingest(defs: readonly ToolDefinition[]): Promise<IngestOutcome> {
-    const accepted: ToolRecord[] = [];
-    const refused: Array<{ toolId: string; reason: string }> = [];
-    await this.ds.transaction(async (m) => {
-      const decisions = new Map((await m.getRepository(ClassificationEntity).find()).map((c) => [c.toolId, c]));
-      const seen = new Set<string>();
-      for (const def of defs) {
-        try {
-          // TC-DESC-1: a toolId is unique; a second definition with the same id is refused, not merged.
-          if (seen.has(def.toolId)) throw new CatalogError(CatalogErrorCode.InvariantViolation, `duplicate toolId ${def.toolId} in one ingest`);
-          seen.add(def.toolId);
-          const d = decisions.get(def.toolId);
-          const prepared = prepareTool(def, d ? { safetyTier: d.safetyTier, replayPolicy: d.replayPolicy, egress: d.egress } as Classification : null);
-          this.logFindings(prepared);
-          await m.getRepository(ToolEntity).save(toEntity(prepared.record, nowIso()));
-          accepted.push(prepared.record);
-        } catch (err) {
-          if (!(err instanceof CatalogError)) throw err;
-          this.log.warn({ toolId: def.toolId, reason: err.message }, 'tool refused at ingest');
-          refused.push({ toolId: def.toolId, reason: err.message });
-        }
-      }
-      await bumpCatalogVersion(m);
-    });
-    return { accepted, refused };
+  private async servedOrFail(m: EntityManager, toolId: string): Promise<ToolRecord> {
+    const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+    if (!row) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'The decision is recorded, but the tool is not served (quarantined or withheld for review).');
+    return toRecord(row);
   }
 
   private prepareExtension(input: HostExtensionInput, origin: string): PreparedTool {
@@ -192,12 +173,12 @@ export class ToolAdminService {
 
   private async store(m: EntityManager, prepared: PreparedTool, c: Classification, decidedBy: string): Promise<void> {
     await m.getRepository(ToolEntity).save(toEntity(prepared.record, nowIso()));
-    await this.saveClassification(m, prepared.record.toolId, c, decidedBy);
+    await this.saveClassification(m, prepared.record.toolId, c, decidedBy, prepared.record.contentHash);
   }
 
-  private async saveClassification(m: EntityManager, toolId: string, c: Classification, decidedBy: string): Promise<void> {
+  private async saveClassification(m: EntityManager, toolId: string, c: Classification, decidedBy: string, approvedHash: string): Promise<void> {
     const repo = m.getRepository(ClassificationEntity);
-    await repo.save(repo.create({ toolId, safetyTier: c.safetyTier, replayPolicy: c.replayPolicy, egress: c.egress, decidedBy, decidedAt: nowIso() }));
+    await repo.save(repo.create({ toolId, safetyTier: c.safetyTier, replayPolicy: c.replayPolicy, egress: c.egress, approvedHash, decidedBy, decidedAt: nowIso() }));
   }
 
   private logFindings(p: PreparedTool): void {

@@ -10,7 +10,7 @@ import { forEachDatabase } from '../helpers/databases';
 import { expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, startHost } from '../helpers/test-host';
 import { clause } from './clause';
-import { EXPECTED_VISIBLE, type Scenario, buildScenario, ingestGithub } from './scenario';
+import { EXPECTED_VISIBLE, type Scenario, aSimulatedSource, applyListing, buildScenario, ingestGithub } from './scenario';
 
 forEachDatabase('Tool catalog v2 conformance', (database) => {
   let host: TestHost;
@@ -133,10 +133,17 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
   clause('TC-DESC-1', 'toolId is unique in the catalog; a second definition with the same id is refused', async () => {
     const { ids } = await list(s.hooli.key);
     expect(new Set(ids).size).to.equal(ids.length);
-    const dup = { source: 'mcp' as const, origin: 'dup', toolId: 'mcp.dup.x', name: 'x', inputSchema: { type: 'object' } };
-    const out = await host.app.services.toolAdmin.ingest([dup, { ...dup, description: 'second' }]);
-    expect(out.accepted.map((r) => r.toolId)).to.deep.equal(['mcp.dup.x']);
-    expect(out.refused[0].reason).to.match(/duplicate toolId/);
+    await aSimulatedSource(host, 'dup');
+    const x = { name: 'x', inputSchema: { type: 'object' } };
+    const out = await applyListing(host, 'dup', [x, { ...x, description: 'a different x' }, { name: 'y', inputSchema: { type: 'object' } }, { name: 'y', inputSchema: { type: 'object' } }]);
+    expect(out).to.include({ quarantined: 1, served: 1 });
+    const upstream = await host.gqlOk<{ upstreamTools: Array<{ name: string; quarantineReason: string | null }> }>('{ upstreamTools(source: "dup") { name quarantineReason } }');
+    expect(upstream.upstreamTools).to.deep.equal([
+      { name: 'x', quarantineReason: 'the server listed 2 different tools named "x"' },
+      { name: 'y', quarantineReason: null },
+    ]);
+    expect((await host.get('/tools/mcp.dup.x', s.hooli.key)).status).to.equal(404);
+    expect((await host.get('/tools/mcp.dup.y', s.hooli.key)).status).to.equal(200);
   });
 
   clause('TC-DESC-3', 'safetyTier "exec" only ever appears with source "host-extension"; exec is refused for MCP tools', async () => {
@@ -229,11 +236,9 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
   clause('TC-DESC-4', 'a descriptor carries no credential material, wherever an upstream tried to put it', async () => {
     const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
     const aws = 'AKIA' + 'IOSFODNN7EXAMPLE';
-    const out = await host.app.services.toolAdmin.ingest([
+    await aSimulatedSource(host, 'leaky');
+    const out = await applyListing(host, 'leaky', [
       {
-        source: 'mcp',
-        origin: 'leaky',
-        toolId: 'mcp.leaky.search',
         name: 'search',
         title: `Search (token ${secret})`,
         description: `Searches. Use header Authorization: Bearer ${secret} and key ${aws}.`,
@@ -247,16 +252,11 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
           },
         },
       },
-      {
-        source: 'mcp',
-        origin: 'leaky',
-        toolId: 'mcp.leaky.pinned',
-        name: 'pinned',
-        inputSchema: { type: 'object', properties: { key: { const: secret } } },
-      },
+      { name: 'pinned', inputSchema: { type: 'object', properties: { key: { const: secret } } } },
     ]);
-    expect(out.accepted.map((r) => r.toolId)).to.deep.equal(['mcp.leaky.search']);
-    expect(out.refused.map((r) => r.toolId)).to.deep.equal(['mcp.leaky.pinned']);
+    expect(out).to.include({ served: 1, quarantined: 1 });
+    const upstream = await host.gqlOk<{ upstreamTools: Array<{ name: string; quarantineReason: string | null }> }>('{ upstreamTools(source: "leaky") { name quarantineReason } }');
+    expect(upstream.upstreamTools.find((u) => u.name === 'pinned')?.quarantineReason).to.match(/credential material \(github-token\)/);
     const r = await host.get('/tools/mcp.leaky.search', s.hooli.key);
     expect(r.status).to.equal(200);
     expectStandardDescriptor(r.json());

@@ -57,20 +57,24 @@ export const GLOBAL_EXTENSIONS = [
   { name: 'a-b', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' },
 ] as const;
 
+/** Registers an MCP source that is never contacted (disabled): its listings are applied directly. */
+export async function aSimulatedSource(host: TestHost, name: string, tenantId?: string): Promise<void> {
+  await host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
+    i: { name, transport: 'stdio', command: 'simulated-not-run', enabled: false, syncIntervalSeconds: 0, tenantId },
+  });
+}
+
+/** Applies a listing through the same snapshot path a real sync takes after tools/list. */
+export async function applyListing(host: TestHost, source: string, tools: readonly unknown[]) {
+  return host.app.services.snapshots.apply(source, tools);
+}
+
 export async function ingestGithub(host: TestHost, order: 'forward' | 'reversed' = 'forward'): Promise<void> {
+  const known = await host.gqlOk<{ source: { name: string } | null }>('{ source(name: "github") { name } }');
+  if (!known.source) await aSimulatedSource(host, 'github');
   const tools = order === 'forward' ? GITHUB_TOOLS : [...GITHUB_TOOLS].reverse();
-  const out = await host.app.services.toolAdmin.ingest(
-    tools.map((t) => ({
-      source: 'mcp' as const,
-      origin: 'github',
-      toolId: `mcp.github.${t.name}`,
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      claims: t.annotations,
-    })),
-  );
-  if (out.refused.length) throw new Error(`unexpected refusal: ${JSON.stringify(out.refused)}`);
+  const out = await applyListing(host, 'github', tools);
+  if (out.quarantined) throw new Error('unexpected quarantine');
 }
 
 export async function buildScenario(host: TestHost): Promise<Scenario> {

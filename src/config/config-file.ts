@@ -5,23 +5,43 @@ import { parseDocument } from 'yaml';
 import type { HostExtensionInput } from '../services/tool-admin.service';
 
 /**
- * Loads the host extensions file (YAML or JSON; the YAML parser reads both). Every problem names the
- * file, the place inside it (JSON Pointer) and what is wrong; nothing is applied unless all of it is valid.
+ * Loads the toolcat config file (YAML or JSON; the YAML parser reads both): host extensions and MCP servers.
+ * Every problem names the file, the place inside it (JSON Pointer) and what is wrong; nothing is applied
+ * unless all of it is valid.
  */
 export class ConfigFileError extends Error {
   constructor(
     readonly file: string,
     readonly problems: ReadonlyArray<{ readonly at: string; readonly problem: string }>,
   ) {
-    super(`${file}: invalid host extensions file:\n${problems.map((p) => `  - at ${p.at || '/'}: ${p.problem}`).join('\n')}`);
+    super(`${file}: invalid config file:\n${problems.map((p) => `  - at ${p.at || '/'}: ${p.problem}`).join('\n')}`);
     this.name = 'ConfigFileError';
   }
 }
 
-const schemaPath = join(__dirname, '..', '..', '..', 'schemas', 'config', 'host-extensions.schema.json');
+const schemaPath = join(__dirname, '..', '..', '..', 'schemas', 'config', 'toolcat-config.schema.json');
 let validate: ReturnType<Ajv2020['compile']> | null = null;
 
-export function loadExtensionsFile(file: string): HostExtensionInput[] {
+export interface ConfigFileSource {
+  readonly name: string;
+  readonly transport: 'stdio' | 'http';
+  readonly command?: string;
+  readonly args?: string[];
+  readonly env?: Record<string, string | { fromEnv: string }>;
+  readonly url?: string | { fromEnv: string };
+  readonly headers?: Record<string, string | { fromEnv: string }>;
+  readonly tenant?: string;
+  readonly driftPolicy?: 'withhold' | 'keep-serving';
+  readonly syncIntervalSeconds?: number;
+  readonly enabled?: boolean;
+}
+
+export interface ConfigFile {
+  readonly extensions: HostExtensionInput[];
+  readonly mcpServers: ConfigFileSource[];
+}
+
+export function loadConfigFile(file: string): ConfigFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -43,7 +63,8 @@ export function loadExtensionsFile(file: string): HostExtensionInput[] {
       })),
     );
   }
-  const extensions = (data as { extensions: HostExtensionInput[] }).extensions;
+  const extensions = (data as { extensions?: HostExtensionInput[] }).extensions ?? [];
+  const mcpServers = (data as { mcpServers?: ConfigFileSource[] }).mcpServers ?? [];
   const seen = new Map<string, number>();
   const dupes: Array<{ at: string; problem: string }> = [];
   extensions.forEach((x, i) => {
@@ -51,6 +72,12 @@ export function loadExtensionsFile(file: string): HostExtensionInput[] {
     if (first !== undefined) dupes.push({ at: `/extensions/${i}/name`, problem: `duplicate name "${x.name}" (first at /extensions/${first})` });
     else seen.set(x.name, i);
   });
+  const sourceNames = new Map<string, number>();
+  mcpServers.forEach((x, i) => {
+    const first = sourceNames.get(x.name);
+    if (first !== undefined) dupes.push({ at: `/mcpServers/${i}/name`, problem: `duplicate name "${x.name}" (first at /mcpServers/${first})` });
+    else sourceNames.set(x.name, i);
+  });
   if (dupes.length) throw new ConfigFileError(file, dupes);
-  return extensions;
+  return { extensions, mcpServers };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ConfigFileError } from '../../src/config/extensions-file';
+import { ConfigFileError } from '../../src/config/config-file';
 import { forEachDatabase } from '../helpers/databases';
 import { expectStandardList } from '../helpers/schema-assert';
 import { aTenantWithKey, aGrant, startHost } from '../helpers/test-host';
@@ -29,11 +29,11 @@ const GOOD = `extensions:
     inputSchema: { type: object }
 `;
 
-forEachDatabase('host extensions file', (database) => {
+forEachDatabase('config file: host extensions', (database) => {
   it('loads YAML and JSON files; exec is allowed for host extensions; a later file replaces the set', async () => {
     const { db, drop } = await database.create();
     try {
-      let host = await startHost(db, { extensionsFile: file('good.yaml', GOOD) });
+      let host = await startHost(db, { configFile: file('good.yaml', GOOD) });
       const t = await aTenantWithKey(host, 'ext');
       await aGrant(host, { tenantId: t.tenantId, toolPattern: '*' });
       const r = await host.get('/tools', t.key);
@@ -41,7 +41,7 @@ forEachDatabase('host extensions file', (database) => {
       expect((r.json() as Array<{ toolId: string; safetyTier: string }>).map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'read'], ['ext.shell', 'exec']]);
       await host.close();
       const json = JSON.stringify({ extensions: [{ name: 'clock', description: 'Now', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none', inputSchema: { type: 'object' } }] });
-      host = await startHost(db, { extensionsFile: file('next.json', json) }, false);
+      host = await startHost(db, { configFile: file('next.json', json) }, false);
       const after = (await host.get('/tools', t.key)).json() as Array<{ toolId: string; safetyTier: string }>;
       expect(after.map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'pure']]);
       await host.close();
@@ -66,7 +66,7 @@ forEachDatabase('host extensions file', (database) => {
         const p = file(`bad-${what.replace(/\W/g, '-')}.yaml`, text);
         let err: unknown;
         try {
-          await startHost(db, { extensionsFile: p });
+          await startHost(db, { configFile: p });
         } catch (e) {
           err = e;
         }
@@ -85,7 +85,7 @@ forEachDatabase('host extensions file', (database) => {
   it('a missing file is a clear error', async () => {
     const { db, drop } = await database.create();
     try {
-      await startHost(db, { extensionsFile: join(dir, 'nope.yaml') }).then(
+      await startHost(db, { configFile: join(dir, 'nope.yaml') }).then(
         () => expect.fail('should not start'),
         (e: Error) => expect(e.message).to.match(/nope\.yaml: [\s\S]*cannot read the file \(ENOENT\)/),
       );

@@ -1,0 +1,91 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+
+@ObjectType('McpSource', { description: 'A registered MCP server. Connection secrets are write-only and never appear here.' })
+export class McpSourceType {
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'stdio | http' }) transport!: string;
+  @Field(() => String, { nullable: true }) command!: string | null;
+  @Field(() => [String]) args!: string[];
+  @Field(() => String, { nullable: true, description: 'http: scheme, host and path only (query and userinfo are never shown).' }) url!: string | null;
+  @Field(() => [String], { description: 'Names of the environment entries given to a stdio server (values are write-only).' }) envNames!: string[];
+  @Field(() => [String], { description: 'Names of the headers sent to an http server (values are write-only).' }) headerNames!: string[];
+  @Field(() => ID, { nullable: true }) tenantId!: string | null;
+  @Field(() => String, { description: 'withhold | keep-serving: what happens to a classified tool whose definition changed.' }) driftPolicy!: string;
+  @Field(() => Int) syncIntervalSeconds!: number;
+  @Field(() => Boolean) enabled!: boolean;
+  @Field(() => String, { description: 'config | graphql' }) origin!: string;
+  @Field(() => String, { description: 'never-synced | ok | degraded | failing' }) status!: string;
+  @Field(() => String, { nullable: true }) lastError!: string | null;
+  @Field(() => String, { nullable: true }) lastSyncAt!: string | null;
+  @Field(() => String, { nullable: true }) lastSuccessAt!: string | null;
+  @Field(() => Int, { description: 'Tools served from this source now.' }) toolCount!: number;
+  @Field(() => Int) quarantinedCount!: number;
+}
+
+@ObjectType('UpstreamTool', { description: 'A tool as the server listed it: what it claims, next to whether it is served.' })
+export class UpstreamToolType {
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true, description: 'null when the name cannot form a toolId (then quarantined).' }) toolId!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why the tool is not served; null when it is valid.' }) quarantineReason!: string | null;
+  @Field(() => String, { description: 'none | pending: the definition changed after the host classified it.' }) reviewState!: string;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The annotations the server claims (untrusted; never served).' }) claims!: unknown;
+  @Field(() => GraphQLJSON, { description: 'The tool exactly as received.' }) raw!: unknown;
+  @Field(() => String) definitionHash!: string;
+  @Field(() => String) firstSeenAt!: string;
+  @Field(() => String) lastSeenAt!: string;
+}
+
+@ObjectType('ToolChange', { description: 'One entry of the upstream change history.' })
+export class ToolChangeType {
+  @Field(() => ID) id!: string;
+  @Field(() => String) sourceName!: string;
+  @Field(() => String) toolName!: string;
+  @Field(() => String, { nullable: true }) toolId!: string | null;
+  @Field(() => String, { description: 'added | changed | removed | quarantined | approved' }) kind!: string;
+  @Field(() => String, { nullable: true }) oldHash!: string | null;
+  @Field(() => String, { nullable: true }) newHash!: string | null;
+  @Field(() => String, { nullable: true }) detail!: string | null;
+  @Field(() => String) at!: string;
+}
+
+@ObjectType('SyncResult')
+export class SyncResultType {
+  @Field(() => String) source!: string;
+  @Field(() => String) status!: string;
+  @Field(() => Int) toolCount!: number;
+  @Field(() => Int) quarantinedCount!: number;
+  @Field(() => Int) added!: number;
+  @Field(() => Int) changed!: number;
+  @Field(() => Int) removed!: number;
+  @Field(() => Int) durationMs!: number;
+  @Field(() => String, { nullable: true }) error!: string | null;
+}
+
+@InputType('SecretInput', { description: 'A write-only value: a literal, or the name of an environment variable of the toolcat process.' })
+export class SecretInput {
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true }) value?: string | null;
+  @Field(() => String, { nullable: true }) fromEnv?: string | null;
+}
+
+@InputType('UrlInput', { description: 'The http endpoint: a literal URL (it may carry a token) or an environment variable holding it.' })
+export class UrlInput {
+  @Field(() => String, { nullable: true }) value?: string | null;
+  @Field(() => String, { nullable: true }) fromEnv?: string | null;
+}
+
+@InputType('SourceInput')
+export class SourceInputType {
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'stdio | http' }) transport!: string;
+  @Field(() => String, { nullable: true }) command?: string | null;
+  @Field(() => [String], { nullable: true }) args?: string[] | null;
+  @Field(() => ID, { nullable: true }) tenantId?: string | null;
+  @Field(() => String, { nullable: true, defaultValue: 'withhold' }) driftPolicy?: string;
+  @Field(() => Int, { nullable: true, defaultValue: 300 }) syncIntervalSeconds?: number;
+  @Field(() => Boolean, { nullable: true, defaultValue: true }) enabled?: boolean;
+  @Field(() => UrlInput, { nullable: true }) url?: UrlInput | null;
+  @Field(() => [SecretInput], { nullable: true, description: 'stdio environment (write-only). Omitted on update: kept as stored.' }) env?: SecretInput[] | null;
+  @Field(() => [SecretInput], { nullable: true, description: 'http headers (write-only). Omitted on update: kept as stored.' }) headers?: SecretInput[] | null;
+}

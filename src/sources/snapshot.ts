@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { CatalogError } from '../catalog/catalog.errors';
+import type { CredentialFinding } from '../catalog/credential-scrub';
+import { prepareTool } from '../catalog/ingest';
+import type { IngestBounds } from '../catalog/ingest-bounds';
+import type { ToolDefinition } from '../catalog/tool-record';
+import { mcpToolId } from './mcp-tool-id';
+
+/**
+ * Turns one complete `tools/list` result (all pages) into what the catalog keeps: each valid tool as
+ * received, and each invalid one quarantined with its reason. Pure; one bad tool never affects another.
+ */
+export interface UpstreamTool {
+  /** sha256(source, name): stable key even for names that cannot form a toolId. */
+  readonly key: string;
+  readonly name: string;
+  readonly toolId: string | null;
+  /** The tool exactly as received (JSON text), bounded by the transport's message limit. */
+  readonly rawText: string;
+  /** Hash of what defines the tool (title, description, schemas); drift detection compares it. */
+  readonly definitionHash: string;
+  readonly quarantineReason: string | null;
+  readonly findings: readonly CredentialFinding[];
+}
+
+export function keyOf(sourceName: string, name: string): string {
+  return createHash('sha256').update(`${sourceName}\u0000${name}`).digest('hex');
+}
+
+export function toDefinition(sourceName: string, tenantId: string | null, toolId: string, raw: Record<string, unknown>): ToolDefinition {
+  return {
+    source: 'mcp',
+    origin: sourceName,
+    tenantId,
+    toolId,
+    name: raw.name,
+    title: raw.title ?? undefined,
+    description: raw.description ?? undefined,
+    inputSchema: raw.inputSchema,
+    outputSchema: raw.outputSchema ?? undefined,
+    // MCP hints are kept only as claims for admins (TC-DESC-5); classification never reads them.
+    claims: raw.annotations ?? undefined,
+  };
+}
+
+export function buildSnapshot(sourceName: string, tenantId: string | null, rawTools: readonly unknown[], bounds?: IngestBounds): UpstreamTool[] {
+  const byName = new Map<string, UpstreamTool[]>();
+  const out: UpstreamTool[] = [];
+  rawTools.forEach((raw, index) => {
+    const t = examine(sourceName, tenantId, raw, index, bounds);
+    out.push(t);
+    byName.set(t.key, [...(byName.get(t.key) ?? []), t]);
+  });
+  // A name listed twice with different definitions is ambiguous: every copy is quarantined, so the outcome
+  // does not depend on list order (TC-DESC-2). Identical copies collapse into one.
+  const result: UpstreamTool[] = [];
+  const seen = new Set<string>();
+  for (const t of out) {
+    if (seen.has(t.key)) continue;
+    seen.add(t.key);
+    const copies = byName.get(t.key)!;
+    const distinct = new Set(copies.map((c) => c.rawText));
+    result.push(distinct.size > 1 ? { ...t, quarantineReason: `the server listed ${copies.length} different tools named ${JSON.stringify(t.name.slice(0, 100))}` } : t);
+  }
+  return result;
+}
+
+function examine(sourceName: string, tenantId: string | null, raw: unknown, index: number, bounds?: IngestBounds): UpstreamTool {
+  const rawText = safeJson(raw);
+  const rec = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+  const name = rec && typeof rec.name === 'string' ? rec.name : `#${index}`;
+  const base = { key: keyOf(sourceName, name), name: name.slice(0, 512), rawText, findings: [] as CredentialFinding[] };
+  const definitionHash = rec
+    ? createHash('sha256').update(safeJson([rec.title ?? null, rec.description ?? null, rec.inputSchema ?? null, rec.outputSchema ?? null])).digest('hex')
+    : '';
+  if (!rec) return { ...base, toolId: null, definitionHash, quarantineReason: 'a tools/list entry that is not an object' };
+  if (typeof rec.name !== 'string') return { ...base, toolId: null, definitionHash, quarantineReason: 'the tool has no string name' };
+  const toolId = mcpToolId(sourceName, rec.name);
+  if (!toolId) return { ...base, toolId: null, definitionHash, quarantineReason: 'the name cannot form a toolId (empty, or too long once escaped)' };
+  try {
+    const { findings } = prepareTool(toDefinition(sourceName, tenantId, toolId, rec), null, bounds);
+    return { ...base, toolId, definitionHash, quarantineReason: null, findings };
+  } catch (err) {
+    if (!(err instanceof CatalogError)) throw err;
+    return { ...base, toolId, definitionHash, quarantineReason: err.message };
+  }
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return '"<unserialisable>"';
+  }
+}

@@ -1,0 +1,159 @@
+import { Like, type DataSource, type EntityManager } from 'typeorm';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import type { Principal } from '../catalog/principal';
+import { ClassificationEntity } from '../persistence/classification.entity';
+import { McpSourceSecretEntity } from '../persistence/mcp-source-secret.entity';
+import { McpSourceEntity } from '../persistence/mcp-source.entity';
+import { TenantEntity } from '../persistence/tenant.entity';
+import { ToolChangeEntity } from '../persistence/tool-change.entity';
+import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
+import { requireRole } from '../services/admin-scope';
+import { notFound } from '../services/tenancy.service';
+import { nowIso } from '../shared/clock';
+import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
+import { change } from './source-snapshot.service';
+import { projectSource, reviewStateOf } from './source-projection';
+
+export interface SourceInput {
+  readonly spec: McpSourceSpec;
+  /** null: keep the stored secrets (updates that do not touch them). */
+  readonly secrets: McpSourceSecrets | null;
+}
+
+/** Registration of MCP sources (host admins). Secrets are write-only: stored apart, never read back here. */
+export class SourceAdminService {
+  constructor(private readonly ds: DataSource) {}
+
+  /** Names (never values) of a source's secret entries, for admins to see what is configured. */
+  async secretNames(name: string): Promise<{ env: string[]; headers: string[] }> {
+    const sec = await this.ds.getRepository(McpSourceSecretEntity).findOne({ where: { sourceName: name } });
+    return { env: Object.keys(sec ? JSON.parse(sec.env) : {}).sort(), headers: Object.keys(sec ? JSON.parse(sec.headers) : {}).sort() };
+  }
+
+  async list(actor: Principal | null): Promise<McpSourceEntity[]> {
+    requireRole(actor, 'host-admin');
+    return this.ds.getRepository(McpSourceEntity).find({ order: { name: 'ASC' } });
+  }
+
+  async get(actor: Principal | null, name: string): Promise<McpSourceEntity | null> {
+    requireRole(actor, 'host-admin');
+    return this.ds.getRepository(McpSourceEntity).findOne({ where: { name } });
+  }
+
+  async register(actor: Principal | null, input: SourceInput, origin = 'graphql'): Promise<McpSourceEntity> {
+    requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => {
+      if (await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } })) {
+        throw new CatalogError(CatalogErrorCode.Conflict, `A source named "${input.spec.name}" already exists.`);
+      }
+      return this.write(m, input, origin, null);
+    });
+  }
+
+  async update(actor: Principal | null, input: SourceInput): Promise<McpSourceEntity> {
+    requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => {
+      const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
+      if (!old) throw notFound('source');
+      const saved = await this.write(m, input, old.origin, old);
+      await projectSource(m, saved.name); // drift policy or tenant may have changed what is served
+      return saved;
+    });
+  }
+
+  async remove(actor: Principal | null, name: string): Promise<boolean> {
+    requireRole(actor, 'host-admin');
+    return this.ds.transaction(async (m) => this.removeIn(m, name));
+  }
+
+  /** Config-declared sources replace the previous config-declared set as a whole. */
+  async replaceConfigSources(inputs: readonly SourceInput[]): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const keep = new Set(inputs.map((i) => i.spec.name));
+      for (const s of await m.getRepository(McpSourceEntity).find({ where: { origin: 'config' } })) if (!keep.has(s.name)) await this.removeIn(m, s.name);
+      for (const input of inputs) {
+        const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
+        if (old && old.origin !== 'config') throw new CatalogError(CatalogErrorCode.Conflict, `source "${input.spec.name}" exists and was registered through GraphQL`);
+        await this.write(m, input, 'config', old);
+        if (old) await projectSource(m, input.spec.name);
+      }
+    });
+  }
+
+  async upstreamTools(actor: Principal | null, name: string): Promise<Array<UpstreamToolEntity & { reviewState: string }>> {
+    requireRole(actor, 'host-admin');
+    const rows = await this.ds.getRepository(UpstreamToolEntity).find({ where: { sourceName: name }, order: { name: 'ASC' } });
+    const decisions = new Map((await this.ds.getRepository(ClassificationEntity).find({ where: { toolId: Like(`mcp.${name}.%`) } })).map((d) => [d.toolId, d]));
+    return rows.map((r) => Object.assign(r, { reviewState: r.toolId ? reviewStateOf(decisions.get(r.toolId), r.definitionHash) : 'none' }));
+  }
+
+  async changes(actor: Principal | null, filter: { sourceName?: string | null; toolId?: string | null; first: number; offset: number }): Promise<ToolChangeEntity[]> {
+    requireRole(actor, 'host-admin');
+    const where: Record<string, string> = {};
+    if (filter.sourceName) where.sourceName = filter.sourceName;
+    if (filter.toolId) where.toolId = filter.toolId;
+    return this.ds.getRepository(ToolChangeEntity).find({ where, order: { at: 'DESC', seq: 'DESC' }, take: Math.min(Math.max(filter.first, 1), 500), skip: Math.max(filter.offset, 0) });
+  }
+
+  /** Approves the current definition of a drifted tool: its earlier classification applies to it again. */
+  async approve(actor: Principal | null, toolId: string): Promise<void> {
+    const p = requireRole(actor, 'host-admin');
+    await this.ds.transaction(async (m) => {
+      const u = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
+      const d = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
+      if (!u || u.quarantineReason) throw notFound('MCP tool');
+      if (!d) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'The tool has no classification to approve; classify it instead.');
+      d.approvedHash = u.definitionHash;
+      d.decidedBy = `principal:${p.id}`;
+      d.decidedAt = nowIso();
+      await m.getRepository(ClassificationEntity).save(d);
+      await m.getRepository(ToolChangeEntity).save(change(u.sourceName, u.name, toolId, 'approved', null, u.definitionHash, `by principal:${p.id}`, nowIso()));
+      await projectSource(m, u.sourceName);
+    });
+  }
+
+  private async write(m: EntityManager, input: SourceInput, origin: string, old: McpSourceEntity | null): Promise<McpSourceEntity> {
+    const { spec } = input;
+    const secretsRepo = m.getRepository(McpSourceSecretEntity);
+    const stored = await secretsRepo.findOne({ where: { sourceName: spec.name } });
+    const secrets: McpSourceSecrets = input.secrets ?? {
+      env: stored ? JSON.parse(stored.env) : {},
+      url: stored?.url ? JSON.parse(stored.url) : null,
+      headers: stored ? JSON.parse(stored.headers) : {},
+    };
+    validateSource(spec, secrets);
+    if (spec.tenantId && !(await m.getRepository(TenantEntity).findOne({ where: { id: spec.tenantId } }))) throw notFound('tenant');
+    const row = Object.assign(old ?? new McpSourceEntity(), {
+      name: spec.name,
+      transport: spec.transport,
+      command: spec.command,
+      args: JSON.stringify(spec.args),
+      publicUrl: publicUrl(secrets.url),
+      tenantId: spec.tenantId,
+      driftPolicy: spec.driftPolicy,
+      syncIntervalSeconds: spec.syncIntervalSeconds,
+      enabled: spec.enabled,
+      origin,
+      status: old?.status ?? 'never-synced',
+      lastError: old?.lastError ?? null,
+      lastSyncAt: old?.lastSyncAt ?? null,
+      lastSuccessAt: old?.lastSuccessAt ?? null,
+      toolCount: old?.toolCount ?? 0,
+      quarantinedCount: old?.quarantinedCount ?? 0,
+      createdAt: old?.createdAt ?? nowIso(),
+    });
+    const saved = await m.getRepository(McpSourceEntity).save(row);
+    await secretsRepo.save(secretsRepo.create({ sourceName: spec.name, env: JSON.stringify(secrets.env), url: secrets.url ? JSON.stringify(secrets.url) : null, headers: JSON.stringify(secrets.headers) }));
+    return saved;
+  }
+
+  private async removeIn(m: EntityManager, name: string): Promise<boolean> {
+    const res = await m.getRepository(McpSourceEntity).delete({ name });
+    if (!res.affected) throw notFound('source');
+    await m.getRepository(McpSourceSecretEntity).delete({ sourceName: name });
+    await m.getRepository(UpstreamToolEntity).delete({ sourceName: name });
+    await m.getRepository(ClassificationEntity).delete({ toolId: Like(`mcp.${name}.%`) });
+    await projectSource(m, name); // no source any more: every tool it served goes
+    return true;
+  }
+}

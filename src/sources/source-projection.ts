@@ -1,0 +1,69 @@
+import { In, type EntityManager } from 'typeorm';
+import type { Classification } from '../catalog/descriptor';
+import { prepareTool } from '../catalog/ingest';
+import { bumpCatalogVersion } from '../persistence/catalog-version';
+import { ClassificationEntity } from '../persistence/classification.entity';
+import { McpSourceEntity } from '../persistence/mcp-source.entity';
+import { ToolEntity } from '../persistence/tool.entity';
+import { toEntity } from '../persistence/tool-record.mapper';
+import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
+import { nowIso } from '../shared/clock';
+import { toDefinition } from './snapshot';
+
+/** Review state of an MCP tool: `pending` when its definition changed after the host classified it. */
+export type ReviewState = 'none' | 'pending';
+
+export function reviewStateOf(decision: ClassificationEntity | undefined, definitionHash: string): ReviewState {
+  return decision && decision.approvedHash !== null && decision.approvedHash !== definitionHash ? 'pending' : 'none';
+}
+
+/**
+ * Rebuilds the served tools of one MCP source from its upstream tools, the host's decisions and the
+ * source's drift policy (issue 4, drift review). A decision applies only to the definition it was made for:
+ * a changed tool is served as unclassified (`write`, TC-DESC-6) under `keep-serving`, or not at all under
+ * `withhold`, until an admin approves it. Quarantined tools are never served. Writes only what changed;
+ * bumps the catalog version when anything did. Runs inside the caller's transaction.
+ */
+export async function projectSource(m: EntityManager, sourceName: string): Promise<{ served: number; changed: boolean }> {
+  const src = await m.getRepository(McpSourceEntity).findOne({ where: { name: sourceName } });
+  const current = await m.getRepository(ToolEntity).find({ where: { origin: sourceName, source: 'mcp' } });
+  const currentById = new Map(current.map((t) => [t.toolId, t]));
+  const upstream = src ? (await m.getRepository(UpstreamToolEntity).find({ where: { sourceName } })).filter((u) => u.quarantineReason === null && u.toolId) : [];
+  const ids = upstream.map((u) => u.toolId!);
+  const decisions = new Map<string, ClassificationEntity>();
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const d of await m.getRepository(ClassificationEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })) decisions.set(d.toolId, d);
+  }
+  const served = new Set<string>();
+  const writes: ToolEntity[] = [];
+  const now = nowIso();
+  for (const u of upstream) {
+    const d = decisions.get(u.toolId!);
+    const pending = reviewStateOf(d, u.definitionHash) === 'pending';
+    if (pending && src!.driftPolicy === 'withhold') continue;
+    const decision: Classification | null = d && !pending ? { safetyTier: d.safetyTier, replayPolicy: d.replayPolicy, egress: d.egress } as Classification : null;
+    let entity: ToolEntity;
+    try {
+      entity = toEntity(prepareTool(toDefinition(src!.name, src!.tenantId, u.toolId!, JSON.parse(u.raw)), decision).record, now);
+    } catch {
+      continue; // checked at snapshot time; a tool that no longer passes the gate is simply not served
+    }
+    served.add(entity.toolId);
+    const old = currentById.get(entity.toolId);
+    if (!old || !sameServedState(old, entity)) writes.push(entity);
+  }
+  const stale = current.filter((t) => !served.has(t.toolId)).map((t) => t.toolId);
+  for (let i = 0; i < writes.length; i += 200) await m.getRepository(ToolEntity).save(writes.slice(i, i + 200));
+  for (let i = 0; i < stale.length; i += 500) await m.getRepository(ToolEntity).delete({ toolId: In(stale.slice(i, i + 500)) });
+  const changed = writes.length > 0 || stale.length > 0;
+  if (src && src.toolCount !== served.size) await m.getRepository(McpSourceEntity).update({ name: sourceName }, { toolCount: served.size });
+  if (changed) await bumpCatalogVersion(m);
+  return { served: served.size, changed };
+}
+
+function sameServedState(a: ToolEntity, b: ToolEntity): boolean {
+  return (
+    a.contentHash === b.contentHash && a.tenantId === b.tenantId && a.safetyTier === b.safetyTier && a.replayPolicy === b.replayPolicy &&
+    a.egress === b.egress && Boolean(a.classified) === b.classified && a.claims === b.claims && a.inputSchema === b.inputSchema
+  );
+}
