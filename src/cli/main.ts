@@ -69,6 +69,32 @@ program
     }
   });
 
+program
+  .command('sync [source]')
+  .description('sync one MCP source, or every enabled one, now; prints a line per source')
+  .option('--config <file>', 'config file to apply first (default $TOOLCAT_CONFIG_FILE)')
+  .action(async (name: string | undefined, o: { config?: string }) => {
+    const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), startSources: false };
+    const app = await createApp(o.config ? { ...config, configFile: o.config } : config);
+    let failed = false;
+    try {
+      if (name && !(await app.services.sources.names(false)).includes(name)) throw new CatalogError('NOT_FOUND', `no source named "${name}"`);
+      const names = name ? [name] : await app.services.sources.names(true);
+      for (const n of names) {
+        process.stderr.write(`syncing ${n} … `);
+        const r = await app.services.sync.sync(n);
+        failed ||= r.status === 'failing';
+        process.stderr.write(
+          `${r.status}: ${r.toolCount} tools served, ${r.quarantinedCount} quarantined, +${r.added} ~${r.changed} -${r.removed} in ${r.durationMs} ms${r.error ? ` (${r.error})` : ''}\n`,
+        );
+      }
+      if (!names.length) process.stderr.write('no enabled sources\n');
+    } finally {
+      await app.close();
+    }
+    if (failed) process.exitCode = 1;
+  });
+
 const tenants = program.command('tenants').description('manage tenants');
 tenants
   .command('create <name>')

@@ -30,6 +30,12 @@ export class SourceAdminService {
     return { env: Object.keys(sec ? JSON.parse(sec.env) : {}).sort(), headers: Object.keys(sec ? JSON.parse(sec.headers) : {}).sort() };
   }
 
+  /** Operator-side (CLI) listing of source names; no principal is involved there. */
+  async names(enabledOnly: boolean): Promise<string[]> {
+    const rows = await this.ds.getRepository(McpSourceEntity).find({ where: enabledOnly ? { enabled: true } : {}, order: { name: 'ASC' } });
+    return rows.map((r) => r.name);
+  }
+
   async list(actor: Principal | null): Promise<McpSourceEntity[]> {
     requireRole(actor, 'host-admin');
     return this.ds.getRepository(McpSourceEntity).find({ order: { name: 'ASC' } });

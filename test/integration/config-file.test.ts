@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigFileError } from '../../src/config/config-file';
-import { forEachDatabase } from '../helpers/databases';
+import { DATABASES, forEachDatabase } from '../helpers/databases';
 import { expectStandardList } from '../helpers/schema-assert';
 import { aTenantWithKey, aGrant, startHost } from '../helpers/test-host';
 
@@ -88,6 +88,43 @@ forEachDatabase('config file: host extensions', (database) => {
       await startHost(db, { configFile: join(dir, 'nope.yaml') }).then(
         () => expect.fail('should not start'),
         (e: Error) => expect(e.message).to.match(/nope\.yaml: [\s\S]*cannot read the file \(ENOENT\)/),
+      );
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('config file: MCP servers', function () {
+  this.timeout(30000);
+  it('declares sources with fromEnv secrets; `toolcat sync` syncs them with progress on stderr', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const everything = join(__dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    const cfg = file(
+      'sources.yaml',
+      `mcpServers:\n  - name: everything\n    transport: stdio\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(everything)}, stdio]\n    env: { SOME_TOKEN: { fromEnv: TOOLCAT_TEST_SECRET }, MODE: plain }\n    syncIntervalSeconds: 0\n`,
+    );
+    const env = { ...process.env, TOOLCAT_SQLITE_PATH: join(dir, 'sync.sqlite'), DATABASE_URL: '', LOG_LEVEL: 'warn', TOOLCAT_TEST_SECRET: 'from-the-environment-42' };
+    const cli = join(__dirname, '..', '..', 'src', 'cli', 'main.js');
+    const out = await promisify(execFile)(process.execPath, [cli, 'sync', '--config', cfg], { env });
+    expect(out.stderr).to.match(/syncing everything … ok: \d+ tools served, 0 quarantined/);
+    const missing = await promisify(execFile)(process.execPath, [cli, 'sync', 'nope'], { env }).then(() => null, (e: { stderr: string; code: number }) => e);
+    expect(missing?.code).to.equal(1);
+    expect(missing?.stderr).to.match(/no source named "nope"/);
+    const unset = { ...env, TOOLCAT_TEST_SECRET: undefined };
+    const failed = await promisify(execFile)(process.execPath, [cli, 'sync', 'everything', '--config', cfg], { env: unset }).then(() => null, (e: { stderr: string; code: number }) => e);
+    expect(failed?.code).to.equal(1);
+    expect(failed?.stderr).to.match(/failing: .*environment variable TOOLCAT_TEST_SECRET \(for SOME_TOKEN\) is not set/);
+  });
+
+  it('a source scoped to an unknown tenant is a config error naming the place', async () => {
+    const { db, drop } = await DATABASES[0].create();
+    try {
+      const p = file('scoped.yaml', 'mcpServers:\n  - name: s\n    transport: stdio\n    command: x\n    tenant: ghost\n');
+      await startHost(db, { configFile: p }).then(
+        () => expect.fail('should not start'),
+        (e: Error) => expect(e.message).to.match(/at \/mcpServers\/0\/tenant: no tenant named "ghost"/),
       );
     } finally {
       await drop();

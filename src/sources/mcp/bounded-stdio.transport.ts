@@ -18,6 +18,7 @@ export class BoundedStdioTransport implements Transport {
   private stderrTail = '';
   private closed = false;
   private garbageLines = 0;
+  private fatal: Error | null = null;
 
   constructor(
     private readonly params: { command: string; args: readonly string[]; env: Record<string, string>; cwd?: string },
@@ -119,7 +120,13 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private fail(err: Error): void {
+    this.fatal ??= err;
     this.onerror?.(err);
+  }
+
+  /** The first fatal problem (a killed oversize message, an exit), to explain a request that failed with it. */
+  get fatalError(): Error | null {
+    return this.fatal;
   }
 
   private finish(): void {

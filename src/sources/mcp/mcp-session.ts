@@ -48,11 +48,13 @@ export async function openSession(
   };
   client.onerror = () => undefined; // surfaced through the pending request or onclose
   if (hooks.onToolsChanged) client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.onToolsChanged!());
+  // The SDK reports a dead connection as "Connection closed"; the transport knows why (exit code, oversize).
+  const explain = (err: unknown): Error => (transport instanceof BoundedStdioTransport && transport.fatalError ? transport.fatalError : (err as Error));
   try {
     await withTimeout(client.connect(transport, { timeout: limits.connectTimeoutMs }), limits.connectTimeoutMs, 'connecting');
   } catch (err) {
     await client.close().catch(() => undefined);
-    throw err;
+    throw explain(err);
   }
   return {
     get closed() {
@@ -63,7 +65,12 @@ export async function openSession(
       let cursor: string | undefined;
       for (let page = 0; ; page++) {
         if (page >= l.maxPages) throw new Error(`the server paginated past ${l.maxPages} pages`);
-        const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout: l.requestTimeoutMs, signal });
+        let result: z.infer<typeof PermissivePage>;
+        try {
+          result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout: l.requestTimeoutMs, signal });
+        } catch (err) {
+          throw explain(err);
+        }
         tools.push(...result.tools);
         if (tools.length > l.maxTools) throw new Error(`the server listed more than ${l.maxTools} tools`);
         if (!result.nextCursor) return tools;
