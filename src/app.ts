@@ -7,7 +7,10 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { DataSource } from 'typeorm';
+import { CatalogCache } from './cache/catalog-cache';
+import { CatalogGeneration } from './cache/catalog-generation';
 import { deriveCapabilities } from './catalog/capabilities';
+import { refreshCompactForms } from './persistence/compact-refresh';
 import { CatalogError } from './catalog/catalog.errors';
 import type { Config } from './config/config';
 import { ConfigFileError, loadConfigFile } from './config/config-file';
@@ -36,6 +39,8 @@ export interface App {
   readonly apollo: ApolloServer<GraphQLContext>;
   readonly dataSource: DataSource;
   readonly services: AppServices;
+  readonly cache: CatalogCache;
+  readonly generation: CatalogGeneration;
   readonly log: Logger;
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
   close(): Promise<void>;
@@ -63,7 +68,13 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       if (!config.migrateOnStart) throw new PendingMigrationsError();
       await dataSource.runMigrations({ transaction: 'all' });
     }
-    const tenancy = new TenancyService(dataSource);
+    const generation = new CatalogGeneration();
+    dataSource.subscribers.push(generation);
+    await generation.watch(dataSource, config.versionPollMs);
+    const toolRepository = new ToolRepository(dataSource);
+    const cache = new CatalogCache(toolRepository, generation, config.cache);
+    await refreshCompactForms(dataSource, log);
+    const tenancy = new TenancyService(dataSource, generation);
     const toolAdmin = new ToolAdminService(dataSource, log);
     const snapshots = new SourceSnapshotService(dataSource, log);
     const sync = new SourceSyncService(dataSource, snapshots, log, {
@@ -81,7 +92,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       snapshots,
       sync,
       scheduler,
-      catalog: new CatalogReadService(new ToolRepository(dataSource), { compactView: config.compactView }),
+      catalog: new CatalogReadService(toolRepository, cache, { compactView: config.compactView }),
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
     if (config.configFile) await applyConfigFile(services, config.configFile);
@@ -122,6 +133,8 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     return {
       express: app,
       apollo,
+      cache,
+      generation,
       dataSource,
       services,
       log,
@@ -137,6 +150,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
         });
       },
       async close() {
+        generation.stop();
         scheduler.stop();
         await sync.stop();
         if (server) await new Promise<void>((r) => server!.close(() => r()));

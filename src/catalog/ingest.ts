@@ -5,6 +5,7 @@ import { type CredentialFinding, scrubSchema, scrubText } from './credential-scr
 import { containsCredential } from './credentials';
 import type { Classification, JsonObject } from './descriptor';
 import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bounds';
+import { compactFor } from './compact-view';
 import { schemaProblem } from './json-schema-check';
 import { isValidToolId } from './tool-id';
 import type { ToolDefinition, ToolRecord } from './tool-record';
@@ -44,6 +45,7 @@ export function prepareTool(
   const inputSchemaText = JSON.stringify(inputSchema);
   const outputSchemaText = outputSchema === null ? null : JSON.stringify(outputSchema);
   const claimsText = def.claims === undefined || def.claims === null ? null : boundedJson(def.claims, bounds);
+  const compactForm = compactFor(inputSchemaText);
   const record: ToolRecord = {
     toolId: def.toolId,
     source: def.source,
@@ -58,6 +60,9 @@ export function prepareTool(
     classified: hostDecision !== null,
     claimsText,
     contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
+    compactSchemaText: compactForm.schemaText,
+    compactNotesText: JSON.stringify(compactForm.notes),
+    compactKey: compactForm.key,
   };
   return { record, findings };
 }

@@ -1,5 +1,5 @@
 import { deriveAnnotations } from './annotations';
-import type { JsonObject, ToolDescriptor } from './descriptor';
+import type { CompactToolDescriptor, JsonObject, ToolDescriptor } from './descriptor';
 import type { ToolRecord } from './tool-record';
 
 /**
@@ -32,6 +32,24 @@ export function serializeStandard(r: ToolRecord): string {
   if (r.outputSchemaText !== null) s += `,"outputSchema":${r.outputSchemaText}`;
   s += `,"annotations":${JSON.stringify(deriveAnnotations(c))}}`;
   return s;
+}
+
+/** The compact view's exact bytes (schemas/v2/compact-tool-descriptor.schema.json): no title, no outputSchema. */
+export function serializeCompact(r: ToolRecord): string {
+  const c = r.classification;
+  return (
+    `{"toolId":${JSON.stringify(r.toolId)},"name":${JSON.stringify(r.name)},"description":${JSON.stringify(r.description)}` +
+    `,"source":${JSON.stringify(r.source)},"safetyTier":"${c.safetyTier}","replayPolicy":"${c.replayPolicy}","egress":"${c.egress}"` +
+    `,"inputSchema":${r.compactSchemaText},"annotations":${JSON.stringify(deriveAnnotations(c))}}`
+  );
+}
+
+export function serializeView(r: ToolRecord, view: View): string {
+  return view === View.Compact ? serializeCompact(r) : serializeStandard(r);
+}
+
+export function toCompact(r: ToolRecord): CompactToolDescriptor {
+  return JSON.parse(serializeCompact(r)) as CompactToolDescriptor;
 }
 
 export function parseSchemaText(text: string): JsonObject {

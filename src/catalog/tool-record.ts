@@ -22,6 +22,10 @@ export interface ToolRecord {
   /** What the upstream server claimed (MCP annotations). Shown to admins; never read by projection. */
   readonly claimsText: string | null;
   readonly contentHash: string;
+  /** The compact view's inputSchema (TC-VIEW-3) and what compaction relaxed, computed at ingest. */
+  readonly compactSchemaText: string;
+  readonly compactNotesText: string;
+  readonly compactKey: string;
 }
 
 /** Untrusted definition of a tool, as a source delivers it. */

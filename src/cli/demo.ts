@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { App } from '../app';
-import { PrincipalEntity } from '../persistence/principal.entity';
 
 export const DEMO_TENANT = 'demo';
 export const DEMO_EXTENSIONS_FILE = join(__dirname, '..', '..', '..', 'demo', 'extensions.yaml');
@@ -16,12 +15,7 @@ export async function seedDemo(app: App): Promise<{ agentKey: string; adminKey: 
     tenant = await tenancy.createTenantUnchecked(DEMO_TENANT);
     await grants.createGrantUnchecked({ tenantId: tenant.id, toolPattern: '*' });
   }
-  await app.dataSource
-    .createQueryBuilder()
-    .update(PrincipalEntity)
-    .set({ revokedAt: new Date().toISOString() })
-    .where('tenant_id = :tenantId AND name IN (:...names) AND revoked_at IS NULL', { tenantId: tenant.id, names: ['demo-agent', 'demo-admin'] })
-    .execute();
+  await tenancy.revokeByNameUnchecked(tenant.id, ['demo-agent', 'demo-admin']);
   const agent = await tenancy.createPrincipalUnchecked(tenant.id, 'demo-agent', 'agent');
   const admin = await tenancy.createPrincipalUnchecked(tenant.id, 'demo-admin', 'host-admin');
   return { agentKey: agent.apiKey, adminKey: admin.apiKey };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS } from '../cache/catalog-cache';
 import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
 
 /**
@@ -19,6 +20,10 @@ export interface Config {
   readonly syncLimits: SyncLimits;
   /** Sync MCP sources at start and on their intervals (off for one-shot CLI commands). */
   readonly startSources: boolean;
+  /** How often the stored catalog version is polled for changes made by other processes (0: never). */
+  readonly versionPollMs: number;
+  /** Byte bounds of the response cache. */
+  readonly cache: CatalogCacheLimits;
   /** Environment that `{ fromEnv }` secrets of MCP sources are read from. */
   readonly secretEnv: Readonly<Record<string, string | undefined>>;
   /** Advertise and serve `?view=compact` (toolCatalog.compactView). */
@@ -36,10 +41,12 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address (default 127.0.0.1)',
   PORT: 'listen port (default 8080; 0 picks a free one)',
   TOOLCAT_CONFIG_FILE: 'config file with host extensions and MCP servers, YAML or JSON (default: none; TOOLCAT_EXTENSIONS_FILE is an alias)',
+  TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
+  TOOLCAT_CACHE_MAX_BYTES: 'bound on cached response documents, and separately on cached descriptors (default 128 MiB each)',
   TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one MCP source sync (default 60000)',
   TOOLCAT_SYNC_MAX_TOOLS: 'a source listing more tools is refused (default 5000)',
   TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
-  TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default false)',
+  TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default true)',
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
@@ -95,8 +102,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxMessageBytes: int('TOOLCAT_SYNC_MAX_MESSAGE_BYTES', DEFAULT_SYNC_LIMITS.maxMessageBytes, 1024, 1024 ** 3),
     },
     startSources: true,
+    versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),
+    cache: {
+      ...DEFAULT_CACHE_LIMITS,
+      maxDocumentBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDocumentBytes, 0, 16 * 1024 ** 3),
+      maxDescriptorBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDescriptorBytes, 0, 16 * 1024 ** 3),
+    },
     secretEnv: env,
-    compactView: bool('TOOLCAT_COMPACT_VIEW', false),
+    compactView: bool('TOOLCAT_COMPACT_VIEW', true),
     logLevel,
     hostVersion: packageVersion(),
     migrateOnStart: bool('TOOLCAT_MIGRATE', db.type === 'sqlite'),

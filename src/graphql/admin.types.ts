@@ -47,6 +47,16 @@ export class AdminToolType {
   @Field(() => GraphQLJSON, { nullable: true, description: 'Upstream MCP annotations as claimed; untrusted, never served.' }) claims!: unknown;
   @Field(() => String) contentHash!: string;
   @Field(() => ToolDescriptorType, { description: 'Exactly what a granted agent receives in the standard view.' }) descriptor!: ToolDescriptorType;
+  @Field(() => [CompactNoteType], { description: 'What the compact view relaxed, dropped or truncated in this tool\'s inputSchema.' }) compactNotes!: CompactNoteType[];
+}
+
+@ObjectType('CompactNote', { description: 'One relaxation made by the compactor (machine-readable; the same words are in the compact schema\'s descriptions).' })
+export class CompactNoteType {
+  @Field(() => String, { description: 'JSON Pointer into the compact inputSchema.' }) path!: string;
+  @Field(() => String, { description: 'JSON Pointer into the original inputSchema.' }) origin!: string;
+  @Field(() => String) rule!: string;
+  @Field(() => String, { description: 'inlined | merged | relaxed | dropped | truncated | fallback' }) action!: string;
+  @Field(() => String) text!: string;
 }
 
 @InputType()

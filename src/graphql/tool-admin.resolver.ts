@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Classification } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
 import { requireRole } from '../services/admin-scope';
-import { AdminToolType, ClassifyToolInput, HostExtensionInputType } from './admin.types';
+import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType } from './admin.types';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
 import { toToolView } from './tool.mapper';
@@ -74,5 +74,6 @@ function toAdminTool(r: ToolRecord): AdminToolType {
     claims: r.claimsText === null ? null : JSON.parse(r.claimsText),
     contentHash: r.contentHash,
     descriptor: toToolView(r, 'standard') as ToolDescriptorType,
+    compactNotes: (JSON.parse(r.compactNotesText) as CompactNoteType[]).map((n) => Object.assign(new CompactNoteType(), n)),
   });
 }

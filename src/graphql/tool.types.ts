@@ -1,6 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType, createUnionType } from 'type-graphql';
+import type { CachedBody } from '../cache/cached-body';
 import type { JsonObject } from '../catalog/descriptor';
+import { JSONDocumentScalar } from './json-document.scalar';
 
 /**
  * GraphQL shapes of the two views. Wire enums are Strings (GraphQL enum names cannot hold "host-extension"),
@@ -62,7 +64,7 @@ export class ToolListType {
 @ObjectType('CatalogDocument', { description: 'The exact REST response body for a catalog read, with its ETag.' })
 export class CatalogDocumentType {
   @Field(() => String) appliedView!: string;
-  @Field(() => String, { description: 'JSON text: a ToolDescriptor[] or { "tools": [...] } (compact), or one descriptor.' })
-  body!: string;
+  @Field(() => JSONDocumentScalar, { description: 'The exact response body: a ToolDescriptor[], { "tools": [...] } (compact), or one descriptor.' })
+  body!: CachedBody;
   @Field(() => String) etag!: string;
 }

@@ -1,8 +1,12 @@
 import type { EntityManager } from 'typeorm';
 
-/** Bumps the catalog version inside the caller's transaction (see CatalogStateEntity). */
+/**
+ * Bumps the catalog version inside the caller's transaction (see CatalogStateEntity) and marks the query
+ * runner, so the in-process cache generation advances right after the commit (cache/catalog-generation.ts).
+ */
 export async function bumpCatalogVersion(m: EntityManager): Promise<void> {
   await m.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
+  if (m.queryRunner) (m.queryRunner.data as { catalogChanged?: boolean }).catalogChanged = true;
 }
 
 export async function readCatalogVersion(m: EntityManager): Promise<number> {

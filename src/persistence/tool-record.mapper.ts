@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Egress, ReplayPolicy, SafetyTier, ToolSource } from '../catalog/descriptor';
+import { serializeCompact, serializeStandard } from '../catalog/projection';
 import type { ToolRecord } from '../catalog/tool-record';
 import { tierRank } from '../catalog/descriptor';
 import { ToolEntity } from './tool.entity';
@@ -18,10 +20,18 @@ export function toRecord(e: ToolEntity): ToolRecord {
     classified: Boolean(e.classified),
     claimsText: e.claims,
     contentHash: e.contentHash,
+    compactSchemaText: e.compactSchema,
+    compactNotesText: e.compactNotes,
+    compactKey: e.compactKey,
   };
 }
 
-export function toEntity(r: ToolRecord, updatedAt: string): ToolEntity {
+/** Content address of the served bytes of both views. */
+export function servedHashOf(r: ToolRecord): string {
+  return createHash('sha256').update(serializeStandard(r)).update('\n').update(serializeCompact(r)).digest('hex');
+}
+
+export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: string | null = null): ToolEntity {
   const e = new ToolEntity();
   e.toolId = r.toolId;
   e.source = r.source;
@@ -39,6 +49,11 @@ export function toEntity(r: ToolRecord, updatedAt: string): ToolEntity {
   e.classified = r.classified;
   e.claims = r.claimsText;
   e.contentHash = r.contentHash;
+  e.compactSchema = r.compactSchemaText;
+  e.compactNotes = r.compactNotesText;
+  e.compactKey = r.compactKey;
+  e.servedHash = servedHashOf(r);
+  e.definitionHash = definitionHash;
   e.updatedAt = updatedAt;
   return e;
 }

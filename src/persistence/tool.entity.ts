@@ -55,6 +55,25 @@ export class ToolEntity {
   @Column({ name: 'content_hash', type: 'varchar', length: 64 })
   contentHash!: string;
 
+  @Column({ name: 'compact_schema', type: 'text' })
+  compactSchema!: string;
+
+  /** JSON array of CompactNote: what the compact view relaxed, for admins. */
+  @Column({ name: 'compact_notes', type: 'text' })
+  compactNotes!: string;
+
+  /** sha256(input schema) : compactor version. A different current key means the compact form is stale. */
+  @Column({ name: 'compact_key', type: 'varchar', length: 80 })
+  compactKey!: string;
+
+  /** Content address of everything served for this tool (both views): caches key descriptor bytes on it. */
+  @Column({ name: 'served_hash', type: 'varchar', length: 64 })
+  servedHash!: string;
+
+  /** For MCP tools, the upstream definition hash the row was projected from (lets projection skip unchanged tools). */
+  @Column({ name: 'definition_hash', type: 'varchar', length: 64, nullable: true })
+  definitionHash!: string | null;
+
   @Column({ name: 'updated_at', type: 'varchar', length: 32 })
   updatedAt!: string;
 }

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { type DataSource, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
 import type { Principal } from '../catalog/principal';
 import type { ToolRecord } from '../catalog/tool-record';
 import { ToolEntity } from './tool.entity';
@@ -24,6 +24,24 @@ export class ToolRepository {
   async findVisibleById(p: Principal, toolId: string): Promise<ToolRecord | null> {
     const row = await this.visibleQuery(p).andWhere('t.tool_id = :toolId', { toolId }).getOne();
     return row ? toRecord(row) : null;
+  }
+
+  /**
+   * The caller's visible set as (toolId, servedHash) pairs: the same scoped query, without the payload.
+   * The cache layer keys descriptor bytes on servedHash and fetches only what it lacks (findByIds).
+   */
+  async findVisibleStamps(p: Principal): Promise<Array<{ toolId: string; servedHash: string }>> {
+    const rows = (await this.visibleQuery(p).select(['t.tool_id AS tool_id', 't.served_hash AS served_hash']).getRawMany()) as Array<{ tool_id: string; served_hash: string }>;
+    return rows.map((r) => ({ toolId: r.tool_id, servedHash: r.served_hash }));
+  }
+
+  /** Records by id, for building cached bytes of tools already known to be visible (never a visibility check). */
+  async findByIds(ids: readonly string[]): Promise<ToolRecord[]> {
+    const out: ToolRecord[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      out.push(...(await this.ds.getRepository(ToolEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })).map(toRecord));
+    }
+    return out;
   }
 
   /** Admin reads: every tool, unscoped (callers must hold the host-admin role). */

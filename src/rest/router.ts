@@ -1,4 +1,5 @@
 import { type Request, type Response, Router } from 'express';
+import { CachedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
 import { ifNoneMatchHits } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
@@ -40,7 +41,8 @@ export function createRestRouter(exec: GraphQLExecutor, contextFor: (req: Reques
 }
 
 interface DocumentData {
-  readonly body: string;
+  /** The cached bytes in-process (CachedBody), or their text. */
+  readonly body: CachedBody | string;
   readonly etag: string;
 }
 
@@ -57,7 +59,7 @@ function sendDocument(req: Request, res: Response, ctx: GraphQLContext, out: Exe
     res.status(304).set('X-Request-Id', ctx.requestId).end();
     return;
   }
-  sendJson(res, ctx, 200, doc.body);
+  sendJson(res, ctx, 200, doc.body instanceof CachedBody ? doc.body.bytes : doc.body);
 }
 
 function sendError(res: Response, ctx: GraphQLContext, out: ExecutionOutcome): void {
@@ -70,7 +72,7 @@ function sendError(res: Response, ctx: GraphQLContext, out: ExecutionOutcome): v
   sendJson(res, ctx, status, errorBody(code, message));
 }
 
-function sendJson(res: Response, ctx: GraphQLContext, status: number, body: string): void {
+function sendJson(res: Response, ctx: GraphQLContext, status: number, body: string | Buffer): void {
   res.status(status).set({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': ctx.requestId }).end(body);
 }
 

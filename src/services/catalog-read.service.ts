@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
+import type { CachedBody } from '../cache/cached-body';
+import type { CatalogCache } from '../cache/catalog-cache';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { Principal } from '../catalog/principal';
-import { type View, resolveView, serializeStandard } from '../catalog/projection';
+import { type View, resolveView } from '../catalog/projection';
 import { sortByToolId } from '../catalog/stable-compare';
 import { isValidToolId } from '../catalog/tool-id';
 import type { ToolRecord } from '../catalog/tool-record';
@@ -10,7 +11,7 @@ import type { ToolRepository } from '../persistence/tool.repository';
 /** An exact response body, built by the GraphQL layer's services and sent unchanged by the REST facade. */
 export interface CatalogDocument {
   readonly appliedView: View;
-  readonly body: string;
+  readonly body: CachedBody;
   readonly etag: string;
 }
 
@@ -20,11 +21,13 @@ export const MAX_REQUESTED_TOOL_ID_LENGTH = 1024;
 /**
  * What a principal sees. Authorization is the repository's scoped query; this service only chooses the
  * view, sorts (TC-CAT-7) and serialises. The same methods serve agents and the admin preview, so a
- * preview cannot differ from what the agent gets.
+ * preview cannot differ from what the agent gets. Documents (the REST bodies) come from the cache, which
+ * is itself filled from the same scoped query.
  */
 export class CatalogReadService {
   constructor(
     private readonly tools: ToolRepository,
+    private readonly cache: CatalogCache,
     private readonly opts: { readonly compactView: boolean },
   ) {}
 
@@ -34,35 +37,28 @@ export class CatalogReadService {
   }
 
   async get(p: Principal, toolId: unknown, view: unknown): Promise<{ appliedView: View; record: ToolRecord } | null> {
-    if (typeof toolId !== 'string' || toolId.length > MAX_REQUESTED_TOOL_ID_LENGTH) {
-      throw new CatalogError(CatalogErrorCode.InvalidArgument, `toolId must be a string of at most ${MAX_REQUESTED_TOOL_ID_LENGTH} characters`);
-    }
-    // A syntactically impossible id is simply unknown: same null as "not yours", and no query is run.
-    if (!isValidToolId(toolId)) return null;
+    if (!checkToolId(toolId)) return null;
     const record = await this.tools.findVisibleById(p, toolId);
     return record ? { appliedView: resolveView(view, this.opts.compactView), record } : null;
   }
 
   async listDocument(p: Principal, view: unknown): Promise<CatalogDocument> {
-    const { appliedView, records } = await this.list(p, view);
-    const parts = records.map((r) => serializeDescriptor(r, appliedView));
-    const body = appliedView === 'compact' ? `{"tools":[${parts.join(',')}]}` : `[${parts.join(',')}]`;
-    return { appliedView, body, etag: etagOf(body) };
+    const appliedView = resolveView(view, this.opts.compactView);
+    return { appliedView, ...(await this.cache.list(p, appliedView)) };
   }
 
   async toolDocument(p: Principal, toolId: unknown, view: unknown): Promise<CatalogDocument | null> {
-    const found = await this.get(p, toolId, view);
-    if (!found) return null;
-    const body = serializeDescriptor(found.record, found.appliedView);
-    return { appliedView: found.appliedView, body, etag: etagOf(body) };
+    if (!checkToolId(toolId)) return null;
+    const appliedView = resolveView(view, this.opts.compactView);
+    const doc = await this.cache.get(p, toolId, appliedView);
+    return doc ? { appliedView, ...doc } : null;
   }
 }
 
-export function serializeDescriptor(r: ToolRecord, view: View): string {
-  return view === 'standard' ? serializeStandard(r) : serializeStandard(r);
-}
-
-/** Strong ETag over the exact bytes (RFC 9110 8.8.3). */
-export function etagOf(body: string): string {
-  return `"${createHash('sha256').update(body, 'utf8').digest('base64url').slice(0, 32)}"`;
+/** Over-long is malformed (BAD_USER_INPUT); syntactically impossible is simply unknown (false: no query runs). */
+function checkToolId(toolId: unknown): toolId is string {
+  if (typeof toolId !== 'string' || toolId.length > MAX_REQUESTED_TOOL_ID_LENGTH) {
+    throw new CatalogError(CatalogErrorCode.InvalidArgument, `toolId must be a string of at most ${MAX_REQUESTED_TOOL_ID_LENGTH} characters`);
+  }
+  return isValidToolId(toolId);
 }

@@ -7,6 +7,7 @@ import { PrincipalEntity } from '../persistence/principal.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../tenancy/api-key';
 import { nowIso } from '../shared/clock';
+import type { CatalogGeneration } from '../cache/catalog-generation';
 import { requireRole, tenantScopeOf } from './admin-scope';
 
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -20,16 +21,35 @@ export interface CreatedPrincipal {
 
 /** Tenants, principals and API keys. Every admin read and write is scoped by the actor's tenant in the query. */
 export class TenancyService {
-  constructor(private readonly ds: DataSource) {}
+  /** Accepted keys only (by hash), valid for one catalog generation: revocation bumps it (never negatives). */
+  private readonly authCache = new Map<string, { generation: string; principal: Principal }>();
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly generation: CatalogGeneration,
+  ) {}
 
   async authenticate(apiKey: string): Promise<Principal | null> {
     if (!looksLikeApiKey(apiKey)) return null;
+    const hash = hashApiKey(apiKey);
+    const generation = this.generation.current;
+    const hit = this.authCache.get(hash);
+    if (hit && hit.generation === generation) return hit.principal;
+    const principal = await this.lookup(hash);
+    if (principal) {
+      if (this.authCache.size >= 10_000) this.authCache.clear();
+      this.authCache.set(hash, { generation, principal });
+    }
+    return principal;
+  }
+
+  private async lookup(hash: string): Promise<Principal | null> {
     const r = (await this.ds
       .getRepository(PrincipalEntity)
       .createQueryBuilder('p')
       .innerJoin(TenantEntity, 't', 't.id = p.tenant_id')
       .select(['p.id AS id', 'p.tenant_id AS tenant_id', 'p.name AS name', 'p.role AS role', 't.name AS tenant_name'])
-      .where('p.key_hash = :hash AND p.revoked_at IS NULL', { hash: hashApiKey(apiKey) })
+      .where('p.key_hash = :hash AND p.revoked_at IS NULL', { hash })
       .getRawOne()) as { id: string; tenant_id: string; name: string; role: string; tenant_name: string } | undefined;
     if (!r || !isRole(r.role)) return null;
     return { id: r.id, tenantId: r.tenant_id, tenantName: r.tenant_name, name: r.name, role: r.role };
@@ -110,6 +130,18 @@ export class TenancyService {
     const tenant = row ? await this.ds.getRepository(TenantEntity).findOne({ where: { id: row.tenantId } }) : null;
     if (!row || !tenant || !isRole(row.role)) throw notFound('principal');
     return { id: row.id, tenantId: row.tenantId, tenantName: tenant.name, name: row.name, role: row.role };
+  }
+
+  /** Bootstrap path (demo): revokes the named principals of a tenant. */
+  async revokeByNameUnchecked(tenantId: string, names: readonly string[]): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const rows = await m.getRepository(PrincipalEntity).find({ where: { tenantId } });
+      for (const row of rows.filter((r) => names.includes(r.name) && !r.revokedAt)) {
+        row.revokedAt = nowIso();
+        await m.getRepository(PrincipalEntity).save(row);
+      }
+      await bumpCatalogVersion(m);
+    });
   }
 
   async revokePrincipal(actor: Principal | null, id: string): Promise<PrincipalEntity> {

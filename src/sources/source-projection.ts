@@ -1,5 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import type { Classification } from '../catalog/descriptor';
+import { compactKeyOf } from '../catalog/compact-view';
 import { prepareTool } from '../catalog/ingest';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { ClassificationEntity } from '../persistence/classification.entity';
@@ -42,15 +43,20 @@ export async function projectSource(m: EntityManager, sourceName: string): Promi
     const pending = reviewStateOf(d, u.definitionHash) === 'pending';
     if (pending && src!.driftPolicy === 'withhold') continue;
     const decision: Classification | null = d && !pending ? { safetyTier: d.safetyTier, replayPolicy: d.replayPolicy, egress: d.egress } as Classification : null;
+    const old = currentById.get(u.toolId!);
+    const raw = JSON.parse(u.raw) as Record<string, unknown>;
+    if (old && unchanged(old, u.definitionHash, src!.tenantId, decision) && old.claims === (raw.annotations === undefined ? null : JSON.stringify(raw.annotations))) {
+      served.add(old.toolId); // same definition, decision and tenant: nothing to recompute
+      continue;
+    }
     let entity: ToolEntity;
     try {
-      entity = toEntity(prepareTool(toDefinition(src!.name, src!.tenantId, u.toolId!, JSON.parse(u.raw)), decision).record, now);
+      entity = toEntity(prepareTool(toDefinition(src!.name, src!.tenantId, u.toolId!, raw), decision).record, now, u.definitionHash);
     } catch {
       continue; // checked at snapshot time; a tool that no longer passes the gate is simply not served
     }
     served.add(entity.toolId);
-    const old = currentById.get(entity.toolId);
-    if (!old || !sameServedState(old, entity)) writes.push(entity);
+    if (!old || old.servedHash !== entity.servedHash || old.tenantId !== entity.tenantId || old.claims !== entity.claims) writes.push(entity);
   }
   const stale = current.filter((t) => !served.has(t.toolId)).map((t) => t.toolId);
   for (let i = 0; i < writes.length; i += 200) await m.getRepository(ToolEntity).save(writes.slice(i, i + 200));
@@ -61,9 +67,8 @@ export async function projectSource(m: EntityManager, sourceName: string): Promi
   return { served: served.size, changed };
 }
 
-function sameServedState(a: ToolEntity, b: ToolEntity): boolean {
-  return (
-    a.contentHash === b.contentHash && a.tenantId === b.tenantId && a.safetyTier === b.safetyTier && a.replayPolicy === b.replayPolicy &&
-    a.egress === b.egress && Boolean(a.classified) === b.classified && a.claims === b.claims && a.inputSchema === b.inputSchema
-  );
+function unchanged(row: ToolEntity, definitionHash: string, tenantId: string | null, decision: Classification | null): boolean {
+  const rowDecision = row.classified ? `${row.safetyTier}|${row.replayPolicy}|${row.egress}` : null;
+  const wanted = decision ? `${decision.safetyTier}|${decision.replayPolicy}|${decision.egress}` : null;
+  return row.definitionHash === definitionHash && row.tenantId === tenantId && rowDecision === wanted && row.compactKey === compactKeyOf(row.inputSchema);
 }

@@ -7,7 +7,8 @@ import { deriveAnnotations } from '../../src/catalog/annotations';
 import { containsCredential } from '../../src/catalog/credentials';
 import type { ToolDescriptor } from '../../src/catalog/descriptor';
 import { forEachDatabase } from '../helpers/databases';
-import { expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
+import { findBannedKeywords } from '../../src/catalog/compact';
+import { expectCompactDescriptor, expectCompactList, expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, startHost } from '../helpers/test-host';
 import { clause } from './clause';
 import { EXPECTED_VISIBLE, type Scenario, aSimulatedSource, applyListing, buildScenario, ingestGithub } from './scenario';
@@ -206,14 +207,88 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
     }
   });
 
+  const compactList = async (key: string) => {
+    const r = await host.get('/tools?view=compact', key);
+    expect(r.status, r.text).to.equal(200);
+    const body = r.json() as { tools: Array<{ toolId: string; inputSchema: Record<string, unknown> }> };
+    expectCompactList(body);
+    return { r, body };
+  };
+
+  clause('TC-VIEW-1', 'a host advertising compactView answers ?view=compact on both endpoints with CompactToolDescriptors; the list as { "tools": [...] }', async () => {
+    const caps = (await host.get('/capabilities', s.acme.key)).json() as { toolCatalog: { compactView: boolean } };
+    expect(caps.toolCatalog.compactView).to.equal(true);
+    const { body } = await compactList(s.acme.key);
+    expect(Object.keys(body)).to.deep.equal(['tools']);
+    for (const d of body.tools) {
+      const one = await host.get(`/tools/${d.toolId}?view=compact`, s.acme.key);
+      expect(one.status).to.equal(200);
+      expectCompactDescriptor(one.json());
+      expect(one.json()).to.deep.equal(d);
+      expect(one.json()).not.to.have.any.keys('title', 'outputSchema');
+    }
+    const gql = await host.gqlOk<{ tools: { appliedView: string; tools: Array<{ __typename: string }> } }>('{ tools(view: "compact") { appliedView tools { __typename } } }', {}, s.acme.key);
+    expect(gql.tools.appliedView).to.equal('compact');
+    expect(new Set(gql.tools.tools.map((t) => t.__typename))).to.deep.equal(new Set(['CompactToolDescriptor']));
+  });
+
+  clause('TC-VIEW-2', 'the compact list carries exactly the standard view\'s toolId set for the same caller', async () => {
+    for (const party of Object.keys(EXPECTED_VISIBLE) as Array<keyof Scenario>) {
+      const standard = (await list(s[party].key)).ids;
+      const compact = (await compactList(s[party].key)).body.tools.map((d) => d.toolId);
+      expect(compact, party).to.deep.equal(standard);
+    }
+  });
+
+  clause('TC-VIEW-3', 'a compact inputSchema uses none of the seven composition keywords at any depth (over REST and GraphQL)', async () => {
+    await aSimulatedSource(host, 'composite');
+    await applyListing(host, 'composite', [
+      {
+        name: 'union_root',
+        inputSchema: {
+          $defs: { Node: { type: 'object', properties: { not: { type: 'string' }, $ref: { type: 'string' }, child: { $ref: '#/$defs/Node' } } } },
+          anyOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { $ref: '#/$defs/Node' } } }],
+          patternProperties: { '^x-': { type: 'string' } },
+          dependentSchemas: { a: { properties: { c: { type: 'integer' } } } },
+          allOf: [{ not: { required: ['zzz'] } }],
+          oneOf: [{ properties: { d: { const: 1 } } }, { properties: { d: { const: 2 } } }],
+        },
+      },
+    ]);
+    const body = (await compactList(s.hooli.key)).body;
+    const tool = body.tools.find((d) => d.toolId === 'mcp.composite.union_root');
+    expect(tool, 'the composite tool is listed').to.not.equal(undefined);
+    for (const d of body.tools) expect(findBannedKeywords(d.inputSchema), d.toolId).to.deep.equal([]);
+    // Property *names* "not" and "$ref" are data and survive.
+    expect(JSON.stringify(tool!.inputSchema)).to.include('"not"');
+    const gql = await host.gqlOk<{ tools: { tools: Array<{ toolId: string; inputSchema: unknown }> } }>(
+      '{ tools(view: "compact") { tools { ... on CompactToolDescriptor { toolId inputSchema } } } }', {}, s.hooli.key,
+    );
+    for (const d of gql.tools.tools) expect(findBannedKeywords(d.inputSchema), d.toolId).to.deep.equal([]);
+    const notes = await host.gqlOk<{ adminTool: { compactNotes: Array<{ action: string }> } }>('{ adminTool(toolId: "mcp.composite.union_root") { compactNotes { action } } }');
+    expect(notes.adminTool.compactNotes.length).to.be.greaterThan(0);
+  });
+
   clause('TC-VIEW-4', 'any other view value, or a host not advertising compactView, yields the standard view', async () => {
     const standard = await list(s.acme.key);
     for (const q of ['?view=bogus', '?view=', '?view=COMPACT', '?view=standard', '?view=compact&view=compact', '?view[x]=compact']) {
       const r = await list(s.acme.key, q);
       expect(r.r.text, q).to.equal(standard.r.text);
     }
-    const one = await host.get('/tools/ext.calculator?view=bogus', s.acme.key);
-    expectStandardDescriptor(one.json());
+    expectStandardDescriptor((await host.get('/tools/ext.calculator?view=bogus', s.acme.key)).json());
+    // The same database served by a host that does not advertise compactView.
+    const opts = host.app.dataSource.options as { database?: string; url?: string };
+    const plain = await startHost(database.name === 'sqlite' ? { type: 'sqlite', path: String(opts.database) } : { type: 'postgres', url: String(opts.url), poolSize: 2 }, { compactView: false, startSources: false });
+    try {
+      const caps = (await plain.get('/capabilities', s.acme.key)).json() as { toolCatalog: { compactView: boolean } };
+      expect(caps.toolCatalog.compactView).to.equal(false);
+      const r = await plain.get('/tools?view=compact', s.acme.key);
+      expectStandardList(r.json());
+      expect(r.text).to.equal(standard.r.text);
+      expectStandardDescriptor((await plain.get('/tools/ext.calculator?view=compact', s.acme.key)).json());
+    } finally {
+      await plain.close();
+    }
   });
 
   clause('TC-SESS-1', 'session events are optional: this host does not advertise sessionLifecycle and sends none', async () => {

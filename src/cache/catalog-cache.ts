@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Principal } from '../catalog/principal';
+import { type View, serializeView } from '../catalog/projection';
+import { compareCodeUnits } from '../catalog/stable-compare';
+import type { ToolRepository } from '../persistence/tool.repository';
+import { servedHashOf } from '../persistence/tool-record.mapper';
+import { ByteLru } from './byte-lru';
+import { CachedBody } from './cached-body';
+import type { CatalogGeneration } from './catalog-generation';
+
+/**
+ * The hot path of GET /tools (issue 6). Three bounded layers, all derived from the scoped query:
+ *   visible sets   principal -> its (toolId, servedHash) list for the current generation (one scoped query
+ *                  per principal per catalog change; the SQL decides visibility, never this cache)
+ *   descriptors    (view, servedHash, toolId) -> exact bytes; content-addressed, so a changed tool simply has
+ *                  a new key and unchanged tools are never re-serialised
+ *   documents      (view, visible-set hash) -> list body and ETag, shared by every principal who sees the
+ *                  same set (the common case: all agents of a tenant)
+ * Sizes are bounded in bytes; the ETag is derived from the content hashes, so every replica with the same
+ * data answers the same bytes with the same ETag.
+ */
+export interface CachedDocument {
+  readonly body: CachedBody;
+  readonly etag: string;
+}
+
+interface VisibleSet {
+  readonly generation: string;
+  readonly key: string;
+  readonly stamps: ReadonlyArray<{ readonly toolId: string; readonly servedHash: string }>;
+  readonly byId: ReadonlyMap<string, string>;
+}
+
+export interface CatalogCacheLimits {
+  readonly maxDocumentBytes: number;
+  readonly maxDescriptorBytes: number;
+  readonly maxVisibleSetBytes: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CatalogCacheLimits = { maxDocumentBytes: 128 * 1024 ** 2, maxDescriptorBytes: 128 * 1024 ** 2, maxVisibleSetBytes: 64 * 1024 ** 2 };
+
+export class CatalogCache {
+  private readonly visible: ByteLru<VisibleSet>;
+  private readonly descriptors: ByteLru<Buffer>;
+  private readonly documents: ByteLru<CachedDocument>;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly tools: ToolRepository,
+    private readonly generation: CatalogGeneration,
+    limits: CatalogCacheLimits = DEFAULT_CACHE_LIMITS,
+  ) {
+    this.visible = new ByteLru(limits.maxVisibleSetBytes);
+    this.descriptors = new ByteLru(limits.maxDescriptorBytes);
+    this.documents = new ByteLru(limits.maxDocumentBytes);
+    generation.onChange(() => this.visible.clear()); // descriptors and documents are content-addressed: kept
+  }
+
+  async list(p: Principal, view: View, attempt = 0): Promise<CachedDocument> {
+    const set = await this.visibleSet(p);
+    const key = `${view}|${set.key}`;
+    const hit = this.documents.get(key);
+    if (hit) {
+      this.hits++;
+      return hit;
+    }
+    this.misses++;
+    const parts = await this.descriptorBytes(set.stamps, view);
+    if (!parts) {
+      // The catalog changed between the visible-set read and the byte load: start over on fresh data.
+      if (attempt >= 3) throw new Error('the catalog kept changing while a list was being built');
+      this.generation.advance();
+      return this.list(p, view, attempt + 1);
+    }
+    const open = Buffer.from(view === 'compact' ? '{"tools":[' : '[');
+    const close = Buffer.from(view === 'compact' ? ']}' : ']');
+    const chunks: Buffer[] = [open];
+    parts.forEach((b, i) => chunks.push(i ? Buffer.concat([COMMA, b]) : b));
+    chunks.push(close);
+    const doc = { body: new CachedBody(Buffer.concat(chunks)), etag: `"${view[0]}${set.key.slice(0, 40)}"` };
+    this.documents.set(key, doc, doc.body.bytes.length);
+    return doc;
+  }
+
+  /** null when the tool is not in the caller's visible set (unknown and not-yours alike). */
+  async get(p: Principal, toolId: string, view: View, attempt = 0): Promise<CachedDocument | null> {
+    const set = await this.visibleSet(p);
+    const servedHash = set.byId.get(toolId);
+    if (servedHash === undefined) return null;
+    const parts = await this.descriptorBytes([{ toolId, servedHash }], view);
+    if (!parts) {
+      if (attempt >= 3) throw new Error('the catalog kept changing while a tool was being read');
+      this.generation.advance();
+      return this.get(p, toolId, view, attempt + 1);
+    }
+    return { body: new CachedBody(parts[0]), etag: `"${view[0]}${servedHash.slice(0, 40)}"` };
+  }
+
+  stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; hits: number; misses: number } {
+    return {
+      documents: this.documents.size, documentBytes: this.documents.bytes, descriptors: this.descriptors.size, descriptorBytes: this.descriptors.bytes,
+      visibleSets: this.visible.size, hits: this.hits, misses: this.misses,
+    };
+  }
+
+  private async visibleSet(p: Principal): Promise<VisibleSet> {
+    const generation = this.generation.current;
+    const cached = this.visible.get(p.id);
+    if (cached && cached.generation === generation) return cached;
+    const stamps = (await this.tools.findVisibleStamps(p)).sort((a, b) => compareCodeUnits(a.toolId, b.toolId)); // TC-CAT-7
+    const h = createHash('sha256');
+    for (const s of stamps) h.update(s.toolId).update('\u0000').update(s.servedHash).update('\u0000');
+    const set: VisibleSet = { generation, key: h.digest('base64url'), stamps, byId: new Map(stamps.map((s) => [s.toolId, s.servedHash])) };
+    this.visible.set(p.id, set, 200 + stamps.length * 160);
+    return set;
+  }
+
+  /** Bytes per stamp, loading what is missing; null if the catalog moved under us (then nothing is cached). */
+  private async descriptorBytes(stamps: VisibleSet['stamps'], view: View): Promise<Buffer[] | null> {
+    const out: Array<Buffer | undefined> = stamps.map((s) => this.descriptors.get(`${view}|${s.servedHash}|${s.toolId}`));
+    const missing = stamps.filter((_, i) => !out[i]).map((s) => s.toolId);
+    if (missing.length) {
+      const loaded = new Map((await this.tools.findByIds(missing)).map((r) => [r.toolId, r]));
+      for (let i = 0; i < stamps.length; i++) {
+        if (out[i]) continue;
+        const r = loaded.get(stamps[i].toolId);
+        if (!r) return null;
+        const bytes = Buffer.from(serializeView(r, view));
+        if (servedHashOf(r) !== stamps[i].servedHash) return null;
+        this.descriptors.set(`${view}|${stamps[i].servedHash}|${r.toolId}`, bytes, bytes.length + 200);
+        out[i] = bytes;
+      }
+    }
+    return out as Buffer[];
+  }
+}
+
+const COMMA = Buffer.from(',');

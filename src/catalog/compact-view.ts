@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { COMPACTOR_VERSION, type CompactNote, compact } from './compact';
+
+/**
+ * The compact form of one input schema, computed once per schema version (issue 3): keyed by the hash of
+ * the stored schema text and the compactor version, never per request. A small memo avoids compacting the
+ * same schema twice while a listing is checked and then projected.
+ */
+export interface CompactForm {
+  readonly key: string;
+  readonly schemaText: string;
+  readonly notes: readonly CompactNote[];
+}
+
+export function compactKeyOf(inputSchemaText: string): string {
+  return `${createHash('sha256').update(inputSchemaText).digest('hex').slice(0, 48)}:${COMPACTOR_VERSION}`;
+}
+
+const MEMO_LIMIT = 2000;
+const memo = new Map<string, CompactForm>();
+
+export function compactFor(inputSchemaText: string): CompactForm {
+  const key = compactKeyOf(inputSchemaText);
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const result = compact(JSON.parse(inputSchemaText));
+  const form: CompactForm = { key, schemaText: JSON.stringify(result.schema), notes: result.notes };
+  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
+  memo.set(key, form);
+  return form;
+}

@@ -1,0 +1,9 @@
+/**
+ * The compact view of a tool's `inputSchema` (clause TC-VIEW-3, design/compact-view.md).
+ * Pure and total: no I/O, no framework imports, never throws.
+ */
+export { compact, COMPACTOR_VERSION } from './compact';
+export { findBannedKeywords } from './banned';
+export { BANNED_KEYWORDS } from './keywords';
+export { DEFAULT_OPTIONS } from './types';
+export type { CompactNote, CompactOptions, CompactResult, JsonObject, JsonValue, NoteAction } from './types';

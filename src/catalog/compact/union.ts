@@ -1,0 +1,152 @@
+/**
+ * union(list) for `anyOf` / `oneOf` (design/compact-view.md §4.5): never pick one branch (pitfall 10),
+ * merge them into one node whose type array carries each type's keywords side by side. This is exact
+ * per type because type-specific keywords only constrain their own type (T17, T38); within a type the
+ * merge is the loosest bound (a superset). Literal unions become `enum` (T18), null joins the enum.
+ */
+import { numberParts } from './describe';
+import {
+  admitsFamily,
+  anyNode,
+  isAny,
+  mergeNotes,
+  neverNode,
+  normalizeTypes,
+  note,
+  tidy,
+  type IrNote,
+  type Mutable,
+  type Node,
+} from './ir';
+import { stripUndefined } from './intersect';
+import { uniqueValues } from './json';
+import { TEXT } from './notes';
+import { mergeObjectFamily } from './union-object';
+import type { CompileContext } from './context';
+
+export type UnionKind = 'anyOf' | 'oneOf';
+
+export function union(nodes: readonly Node[], kind: UnionKind, origin: string, ctx: CompileContext): Node {
+  ctx.budget.tick(nodes.length);
+  const live = nodes.filter((n) => n.never === undefined);
+  if (live.length === 0) return neverNode(nodes[0]?.never ?? 'contradiction');
+  if (live.length === 1 || live.every((n) => n === live[0])) return live[0];
+  const notes: IrNote[] = [];
+  const out: Mutable<Node> = { notes: [] };
+  mergeAnnotations(live, out, notes, origin);
+  if (live.some(isAny)) {
+    // any branch accepting everything makes the union accept everything (§4.5 step 1)
+    out.notes = mergeNotes(...live.map((n) => n.notes), notes);
+    return stripUndefined(out);
+  }
+  if (!live.some((n) => n.types === undefined)) out.types = normalizeTypes(live.flatMap((n) => n.types!));
+  const enumerated = live.every((n) => n.enum !== undefined || n.types!.every((t) => t === 'null'));
+  if (enumerated) out.enum = uniqueValues(live.flatMap((n) => n.enum ?? [null]));
+  const contributors = (f: 'string' | 'number' | 'array' | 'object') => live.filter((n) => admitsFamily(n.types, f));
+  mergeStringFamily(contributors('string'), out, notes, origin);
+  mergeNumberFamily(contributors('number'), out, notes, origin);
+  mergeArrayFamily(contributors('array'), out, origin, ctx);
+  const objects = contributors('object');
+  if (objects.length > 0) {
+    const merged = mergeObjectFamily(objects, kind, origin, ctx);
+    Object.assign(out, merged.fields);
+    notes.push(...merged.notes);
+  }
+  out.notes = mergeNotes(...live.map((n) => n.notes), notes);
+  return tidy(stripUndefined(out));
+}
+
+function all<T>(values: ReadonlyArray<T | undefined>): values is readonly T[] {
+  return values.every((v) => v !== undefined);
+}
+
+function mergeAnnotations(live: readonly Node[], out: Mutable<Node>, notes: IrNote[], origin: string): void {
+  const ds = [...new Set(live.map((n) => n.description).filter((d): d is string => d !== undefined && d !== ''))];
+  if (ds.length === 1) out.description = ds[0];
+  else if (ds.length > 1) notes.push(note('union-description', 'merged', TEXT.variantDescriptions(ds), origin));
+  out.default = live.find((n) => n.default !== undefined)?.default;
+  out.discriminator = live.find((n) => n.discriminator !== undefined)?.discriminator;
+  if (live.some((n) => n.tail)) out.tail = true;
+}
+
+function mergeStringFamily(cs: readonly Node[], out: Mutable<Node>, notes: IrNote[], origin: string): void {
+  if (cs.length === 0) return;
+  const minL = cs.map((n) => n.minLength);
+  const maxL = cs.map((n) => n.maxLength);
+  if (all(minL)) out.minLength = Math.min(...minL);
+  if (all(maxL)) out.maxLength = Math.max(...maxL);
+  const patterns = cs.map((n) => n.pattern);
+  if (all(patterns)) {
+    const distinct = [...new Set(patterns)];
+    if (distinct.length === 1) out.pattern = distinct[0];
+    else notes.push(note('union-pattern', 'relaxed', TEXT.matchOneOf(distinct), origin, { family: 'string' }));
+  }
+  const formats = cs.map((n) => n.format);
+  if (all(formats)) {
+    const distinct = [...new Set(formats)];
+    if (distinct.length === 1) out.format = distinct[0];
+    else notes.push(note('union-format', 'relaxed', TEXT.formats(distinct), origin, { family: 'string' }));
+  }
+}
+
+type Bound = { value: number; exclusive: boolean } | undefined;
+
+function lowerOf(n: Node): Bound {
+  const { minimum: m, exclusiveMinimum: x } = n;
+  if (m === undefined && x === undefined) return undefined;
+  if (x !== undefined && (m === undefined || x >= m)) return { value: x, exclusive: true };
+  return { value: m!, exclusive: false };
+}
+
+function upperOf(n: Node): Bound {
+  const { maximum: m, exclusiveMaximum: x } = n;
+  if (m === undefined && x === undefined) return undefined;
+  if (x !== undefined && (m === undefined || x <= m)) return { value: x, exclusive: true };
+  return { value: m!, exclusive: false };
+}
+
+/** Loosest bound of the union: the smallest lower / largest upper; a tie prefers the inclusive one. */
+function loosest(bounds: readonly Bound[], pick: (a: number, b: number) => boolean): Bound {
+  if (!all(bounds)) return undefined;
+  let best = bounds[0];
+  for (const b of bounds.slice(1)) {
+    if (pick(b.value, best.value) || (b.value === best.value && !b.exclusive)) best = b;
+  }
+  return best;
+}
+
+function mergeNumberFamily(cs: readonly Node[], out: Mutable<Node>, notes: IrNote[], origin: string): void {
+  if (cs.length === 0) return;
+  const lower = loosest(cs.map(lowerOf), (a, b) => a < b);
+  const upper = loosest(cs.map(upperOf), (a, b) => a > b);
+  if (lower !== undefined) out[lower.exclusive ? 'exclusiveMinimum' : 'minimum'] = lower.value;
+  if (upper !== undefined) out[upper.exclusive ? 'exclusiveMaximum' : 'maximum'] = upper.value;
+  const ms = cs.map((n) => n.multipleOf);
+  if (all(ms)) {
+    const distinct = [...new Set(ms)];
+    if (distinct.length === 1) out.multipleOf = distinct[0];
+    else notes.push(note('union-multipleOf', 'relaxed', TEXT.multipleOfOneOf(distinct), origin, { family: 'number' }));
+  }
+  // integer merges into number when both occur (§4.5 step 4): describe what each variant allowed
+  const isInt = (n: Node) => n.types !== undefined && n.types.includes('integer') && !n.types.includes('number');
+  if (cs.some(isInt) && cs.some((n) => !isInt(n))) {
+    const parts = [...new Set(cs.map((n) => [isInt(n) ? 'integer' : 'number', ...numberParts(n)].join(' ')))];
+    notes.push(note('union-integer', 'relaxed', TEXT.numberVariants(parts), origin, { family: 'number' }));
+  }
+}
+
+function mergeArrayFamily(cs: readonly Node[], out: Mutable<Node>, origin: string, ctx: CompileContext): void {
+  if (cs.length === 0) return;
+  const items = union(
+    cs.map((n) => n.items ?? anyNode()),
+    'anyOf',
+    origin,
+    ctx,
+  );
+  if (!isAny(items) || items.notes.length > 0 || items.description !== undefined) out.items = items;
+  const minI = cs.map((n) => n.minItems);
+  const maxI = cs.map((n) => n.maxItems);
+  if (all(minI)) out.minItems = Math.min(...minI);
+  if (all(maxI)) out.maxItems = Math.max(...maxI);
+  if (cs.every((n) => n.uniqueItems)) out.uniqueItems = true;
+}
