@@ -1,0 +1,70 @@
+/**
+ * Maps verified JWT claims to a catalog identity. Only called on a payload whose signature, issuer, audience and
+ * lifetime jose has already checked; what it still guards against is an IdP that sends unexpected shapes.
+ */
+export interface JwtIdentity {
+  readonly tenant: string;
+  readonly subject: string;
+  readonly roles: string[];
+}
+
+export interface ClaimNames {
+  /** Claim naming the tenant; a dotted path (`org.id`) or a literal claim name (`https://x.example/tenant`). */
+  readonly tenantClaim: string;
+  readonly subjectClaim: string;
+  /** An array of strings or one space-separated string (the OAuth `scope` convention). */
+  readonly rolesClaim: string;
+}
+
+export type ClaimProblem = 'missing_claim' | 'invalid_claim';
+
+const MAX_ID_LENGTH = 256;
+const MAX_ROLES = 64;
+const MAX_ROLE_LENGTH = 128;
+// No control characters: these values end up in logs and SQL parameters.
+const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
+
+/**
+ * A claim by name: the literal name first (namespaced claims contain dots), then as a dotted path through nested
+ * objects. Own properties only, so `__proto__` or `constructor` never resolve to something the token did not send.
+ */
+export function claimAt(payload: Readonly<Record<string, unknown>>, name: string): unknown {
+  if (Object.hasOwn(payload, name)) return payload[name];
+  let cur: unknown = payload;
+  for (const part of name.split('.')) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !Object.hasOwn(cur, part)) return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function idValue(v: unknown): string | ClaimProblem {
+  if (v === undefined || v === null || v === '') return 'missing_claim';
+  // Some IdPs send numeric organisation ids; a safe integer has one canonical text form.
+  const s = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
+  if (typeof s !== 'string' || s.length > MAX_ID_LENGTH || s.trim() !== s || !PRINTABLE.test(s)) return 'invalid_claim';
+  return s;
+}
+
+function rolesValue(v: unknown): string[] | ClaimProblem {
+  if (v === undefined || v === null) return [];
+  const list = typeof v === 'string' ? v.split(/[ \t]+/).filter((r) => r !== '') : v;
+  if (!Array.isArray(list) || list.length > MAX_ROLES) return 'invalid_claim';
+  const roles: string[] = [];
+  for (const r of list) {
+    if (typeof r !== 'string' || r === '' || r.length > MAX_ROLE_LENGTH || !PRINTABLE.test(r)) return 'invalid_claim';
+    if (!roles.includes(r)) roles.push(r);
+  }
+  return roles;
+}
+
+/** The identity in a verified payload, or why there is none. A missing roles claim is an empty list. */
+export function identityFromClaims(payload: Readonly<Record<string, unknown>>, names: ClaimNames): JwtIdentity | ClaimProblem {
+  const tenant = idValue(claimAt(payload, names.tenantClaim));
+  if (tenant === 'missing_claim' || tenant === 'invalid_claim') return tenant;
+  const subject = idValue(claimAt(payload, names.subjectClaim));
+  if (subject === 'missing_claim' || subject === 'invalid_claim') return subject;
+  const roles = rolesValue(claimAt(payload, names.rolesClaim));
+  if (!Array.isArray(roles)) return roles;
+  return { tenant, subject, roles };
+}

@@ -1,0 +1,43 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+
+/**
+ * HTTP-level limits for /graphql (issue 5): body size and batching are refused before Apollo sees the request,
+ * with the GraphQL error shape clients already parse:
+ * `{ "errors": [{ "message": "…", "extensions": { "code": "BAD_REQUEST" } }] }`.
+ */
+function refuse(res: Response, status: number, message: string): void {
+  res.status(status).type('application/json').end(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }));
+}
+
+/**
+ * Replaces `express.json()` on /graphql: parses JSON bodies up to `maxRequestBytes` and answers 413 beyond it
+ * (a declared Content-Length is refused before reading; a chunked body is cut off at the limit) and 400 for a
+ * body that is not JSON. Errors are ours, not the generic app error handler's.
+ */
+export function graphqlJsonBody(maxRequestBytes: number): RequestHandler {
+  const parse = express.json({ limit: maxRequestBytes });
+  return (req: Request, res: Response, next: NextFunction) => {
+    parse(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { status?: number; type?: string };
+      if (e.status === 413 || e.type === 'entity.too.large') return refuse(res, 413, `The request body is larger than ${maxRequestBytes} bytes.`);
+      if (e.status !== undefined && e.status >= 400 && e.status < 500) return refuse(res, e.status === 415 ? 415 : 400, 'The request body is not valid JSON.');
+      next(err);
+    });
+  };
+}
+
+/**
+ * Batched requests (a JSON array of operations) multiply the work of one HTTP request past every per-operation
+ * limit. With `maxBatch` 1 (the default) arrays are refused outright; otherwise arrays up to `maxBatch` pass
+ * (Apollo's own `allowBatchedHttpRequests` must then be on as well).
+ */
+export function rejectBatchedRequests(maxBatch: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body: unknown = req.body;
+    if (!Array.isArray(body)) return next();
+    if (maxBatch <= 1) return refuse(res, 400, 'Batched GraphQL requests are not accepted: send one operation per request.');
+    if (body.length === 0 || body.length > maxBatch) return refuse(res, 400, `A batched request must hold 1 to ${maxBatch} operations; it held ${body.length}.`);
+    next();
+  };
+}
