@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -16,6 +16,9 @@ import type { Config } from './config/config';
 import { ConfigFileError, loadConfigFile } from './config/config-file';
 import { type GraphQLContext, buildContext } from './graphql/context';
 import { makeFormatError } from './graphql/format-error';
+import { complexityLimitPlugin, graphqlHttpGuards, parseOptionsFor, validationRulesFor } from './graphql/limits';
+import { createAuthenticator } from './auth/authenticator';
+import { createRateLimiter, rateLimitMiddleware } from './rest/rate-limit';
 import { buildCatalogSchema } from './graphql/schema';
 import type { AppServices } from './graphql/services';
 import { createDataSource } from './persistence/data-source';
@@ -99,22 +102,41 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     // Sync at start runs in the background: a slow or broken server never delays serving the catalog.
     if (config.startSources) void scheduler.start();
 
+    const sec = config.security;
     const apollo = new ApolloServer<GraphQLContext>({
       schema: buildCatalogSchema(services),
       formatError: makeFormatError(log),
-      introspection: true,
-      plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageLocalDefault({ embed: true })],
+      introspection: sec.introspection,
+      csrfPrevention: true,
+      allowBatchedHttpRequests: sec.graphqlLimits.maxBatch > 1,
+      validationRules: validationRulesFor(sec.graphqlLimits),
+      parseOptions: parseOptionsFor(sec.graphqlLimits),
+      plugins: [
+        ApolloServerPluginCacheControlDisabled(),
+        complexityLimitPlugin({ maximumComplexity: sec.graphqlLimits.maxComplexity }),
+        sec.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
+      ],
     });
     await apollo.start();
 
-    const contextFor = (req: Request) => {
-      const incoming = req.get('x-request-id');
-      return buildContext(tenancy, req.headers, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+    const authenticate = createAuthenticator(config, tenancy, log);
+    // One context per request, whichever layer asks first (rate limiter, REST facade, GraphQL).
+    const contexts = new WeakMap<Request, Promise<GraphQLContext>>();
+    const contextFor = (req: Request): Promise<GraphQLContext> => {
+      let ctx = contexts.get(req);
+      if (!ctx) {
+        const incoming = req.get('x-request-id');
+        ctx = buildContext(authenticate, req.headers, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+        contexts.set(req, ctx);
+      }
+      return ctx;
     };
     const app = express();
     app.disable('x-powered-by');
     app.set('etag', false);
-    app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context: async ({ req }) => contextFor(req) }));
+    app.use('/graphql', ...graphqlHttpGuards(sec.graphqlLimits), expressMiddleware(apollo, { context: async ({ req }) => contextFor(req) }));
+    const limiter = createRateLimiter(sec.rateLimit);
+    app.use(['/tools', '/capabilities'], rateLimitMiddleware(limiter, async (req) => (await contextFor(req)).principal?.id ?? null));
     app.use(createRestRouter(apolloExecutor(apollo), contextFor));
     app.use((_req: Request, res: Response) => {
       res.status(404).type('application/json').end(errorBody('NOT_FOUND', 'No such route.'));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS } from '../cache/catalog-cache';
 import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
+import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 
 /**
  * The only place environment variables are read (called with the real env by the CLI alone). Every
@@ -24,6 +25,8 @@ export interface Config {
   readonly versionPollMs: number;
   /** Byte bounds of the response cache. */
   readonly cache: CatalogCacheLimits;
+  /** Identity and hardening (issue 5). */
+  readonly security: SecurityConfig;
   /** Environment that `{ fromEnv }` secrets of MCP sources are read from. */
   readonly secretEnv: Readonly<Record<string, string | undefined>>;
   /** Advertise and serve `?view=compact` (toolCatalog.compactView). */
@@ -48,6 +51,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
   TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default true)',
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
+  ...SECURITY_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -109,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxDescriptorBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDescriptorBytes, 0, 16 * 1024 ** 3),
     },
     secretEnv: env,
+    security: loadSecurityConfig(env, int, bool, problems),
     compactView: bool('TOOLCAT_COMPACT_VIEW', true),
     logLevel,
     hostVersion: packageVersion(),

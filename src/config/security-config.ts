@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import type { JwtConfig } from '../auth/jwt-config';
+import { type Role, isRole } from '../catalog/principal';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from '../graphql/limits';
+
+/** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
+export interface SecurityConfig {
+  /** OIDC/JWT bearer tokens beside API keys; null: API keys only. */
+  readonly jwt: { readonly config: JwtConfig; readonly roleMap: Readonly<Record<string, Role>> | undefined; readonly defaultRole: Role | null } | null;
+  readonly graphqlLimits: GraphQLLimits;
+  /** Introspection and the Apollo Sandbox landing page: on in development, off in production unless set. */
+  readonly introspection: boolean;
+  readonly landingPage: boolean;
+  /** Per-principal token bucket on the REST routes. */
+  readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
+}
+
+export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
+  NODE_ENV: 'production turns introspection and the landing page off by default',
+  TOOLCAT_GRAPHQL_INTROSPECTION: 'true|false (default: true unless NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_LANDING_PAGE: 'true|false: Apollo Sandbox at /graphql (default: true unless NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_MAX_DEPTH: `default ${DEFAULT_GRAPHQL_LIMITS.maxDepth}`,
+  TOOLCAT_GRAPHQL_MAX_ALIASES: `default ${DEFAULT_GRAPHQL_LIMITS.maxAliases}`,
+  TOOLCAT_GRAPHQL_MAX_COMPLEXITY: `default ${DEFAULT_GRAPHQL_LIMITS.maxComplexity}`,
+  TOOLCAT_GRAPHQL_MAX_TOKENS: `default ${DEFAULT_GRAPHQL_LIMITS.maxTokens}`,
+  TOOLCAT_GRAPHQL_MAX_BATCH: `operations per HTTP request (default ${DEFAULT_GRAPHQL_LIMITS.maxBatch}: batching off)`,
+  TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES: `default ${DEFAULT_GRAPHQL_LIMITS.maxRequestBytes}`,
+  TOOLCAT_RATE_LIMIT_BURST: 'REST requests a principal may make at once (default 200)',
+  TOOLCAT_RATE_LIMIT_PER_SECOND: 'sustained REST requests per second per principal (default 100)',
+  TOOLCAT_JWT_ISSUER: 'enables OIDC/JWT bearer tokens: the expected iss',
+  TOOLCAT_JWT_AUDIENCE: 'expected aud (comma-separated for several)',
+  TOOLCAT_JWT_JWKS_URL: 'the IdP JWKS endpoint (https; http only on loopback)',
+  TOOLCAT_JWT_KEYS_FILE: 'instead of a JWKS URL: a JSON file { "keys": [public JWKs] }',
+  TOOLCAT_JWT_TENANT_CLAIM: 'claim holding the tenant name (default tenant; dotted paths allowed)',
+  TOOLCAT_JWT_SUBJECT_CLAIM: 'default sub',
+  TOOLCAT_JWT_ROLES_CLAIM: 'default roles (array or space-separated string)',
+  TOOLCAT_JWT_ROLE_MAP: 'token role=catalog role pairs, comma-separated (default agent=agent,tenant-admin=tenant-admin)',
+  TOOLCAT_JWT_DEFAULT_ROLE: 'role for a token with no mapped role (default: refuse the token)',
+  TOOLCAT_JWT_CLOCK_TOLERANCE_SEC: 'allowed clock skew for exp/nbf (default 30)',
+};
+
+type Env = Record<string, string | undefined>;
+type Num = (name: string, dflt: number, min: number, max: number) => number;
+type Bool = (name: string, dflt: boolean) => boolean;
+
+export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: string[]): SecurityConfig {
+  const production = env.NODE_ENV === 'production';
+  const L = DEFAULT_GRAPHQL_LIMITS;
+  return {
+    jwt: loadJwt(env, int, problems),
+    graphqlLimits: {
+      maxDepth: int('TOOLCAT_GRAPHQL_MAX_DEPTH', L.maxDepth, 2, 100),
+      maxAliases: int('TOOLCAT_GRAPHQL_MAX_ALIASES', L.maxAliases, 0, 1000),
+      maxComplexity: int('TOOLCAT_GRAPHQL_MAX_COMPLEXITY', L.maxComplexity, 10, 1_000_000),
+      maxTokens: int('TOOLCAT_GRAPHQL_MAX_TOKENS', L.maxTokens, 100, 1_000_000),
+      maxBatch: int('TOOLCAT_GRAPHQL_MAX_BATCH', L.maxBatch, 1, 100),
+      maxRequestBytes: int('TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES', L.maxRequestBytes, 1024, 64 * 1024 ** 2),
+    },
+    introspection: bool('TOOLCAT_GRAPHQL_INTROSPECTION', !production),
+    landingPage: bool('TOOLCAT_GRAPHQL_LANDING_PAGE', !production),
+    rateLimit: {
+      capacity: int('TOOLCAT_RATE_LIMIT_BURST', 200, 1, 1_000_000),
+      refillPerSecond: int('TOOLCAT_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
+      maxKeys: 100_000,
+    },
+  };
+}
+
+function loadJwt(env: Env, int: Num, problems: string[]): SecurityConfig['jwt'] {
+  if (!env.TOOLCAT_JWT_ISSUER) return null;
+  let staticKeys: JwtConfig['staticKeys'];
+  if (env.TOOLCAT_JWT_KEYS_FILE) {
+    try {
+      staticKeys = (JSON.parse(readFileSync(env.TOOLCAT_JWT_KEYS_FILE, 'utf8')) as { keys: JwtConfig['staticKeys'] }).keys;
+    } catch (err) {
+      problems.push(`TOOLCAT_JWT_KEYS_FILE cannot be read as { "keys": [...] }: ${(err as Error).message}`);
+    }
+  }
+  const roleMap: Record<string, Role> = {};
+  for (const pair of (env.TOOLCAT_JWT_ROLE_MAP ?? '').split(',').filter(Boolean)) {
+    const [from, to] = pair.split('=').map((x) => x.trim());
+    if (!from || !isRole(to)) problems.push(`TOOLCAT_JWT_ROLE_MAP entry "${pair}" must be tokenRole=agent|tenant-admin|host-admin`);
+    else roleMap[from] = to;
+  }
+  const defaultRole = env.TOOLCAT_JWT_DEFAULT_ROLE ?? null;
+  if (defaultRole !== null && !isRole(defaultRole)) problems.push('TOOLCAT_JWT_DEFAULT_ROLE must be agent, tenant-admin or host-admin');
+  return {
+    config: {
+      issuer: env.TOOLCAT_JWT_ISSUER,
+      audience: (env.TOOLCAT_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+      jwksUrl: env.TOOLCAT_JWT_JWKS_URL || undefined,
+      staticKeys,
+      tenantClaim: env.TOOLCAT_JWT_TENANT_CLAIM || undefined,
+      subjectClaim: env.TOOLCAT_JWT_SUBJECT_CLAIM || undefined,
+      rolesClaim: env.TOOLCAT_JWT_ROLES_CLAIM || undefined,
+      clockToleranceSec: int('TOOLCAT_JWT_CLOCK_TOLERANCE_SEC', 30, 0, 300),
+    },
+    roleMap: Object.keys(roleMap).length ? roleMap : undefined,
+    defaultRole: defaultRole as Role | null,
+  };
+}
