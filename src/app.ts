@@ -18,6 +18,7 @@ import { type GraphQLContext, buildContext } from './graphql/context';
 import { makeFormatError } from './graphql/format-error';
 import { complexityLimitPlugin, graphqlHttpGuards, parseOptionsFor, validationRulesFor } from './graphql/limits';
 import { createAuthenticator } from './auth/authenticator';
+import { AuditQueryService } from './audit/audit-query.service';
 import { createRateLimiter, rateLimitMiddleware } from './rest/rate-limit';
 import { buildCatalogSchema } from './graphql/schema';
 import type { AppServices } from './graphql/services';
@@ -95,6 +96,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       snapshots,
       sync,
       scheduler,
+      audit: new AuditQueryService(dataSource),
       catalog: new CatalogReadService(toolRepository, cache, { compactView: config.compactView }),
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
@@ -104,7 +106,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
     const sec = config.security;
     const apollo = new ApolloServer<GraphQLContext>({
-      schema: buildCatalogSchema(services),
+      schema: buildCatalogSchema(services, log),
       formatError: makeFormatError(log),
       introspection: sec.introspection,
       csrfPrevention: true,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Command, Option } from 'commander';
 import { createApp } from '../app';
+import { SYSTEM_ACTOR, runAudited } from '../audit/audit-context';
 import { type Config, ConfigError, loadConfig } from '../config/config';
 import { ConfigFileError } from '../config/config-file';
 import { CatalogError } from '../catalog/catalog.errors';
@@ -157,7 +158,8 @@ async function withApp(fn: (app: Awaited<ReturnType<typeof createApp>>) => Promi
   const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), configFile: null, startSources: false };
   const app = await createApp(config);
   try {
-    await fn(app);
+    // Operator changes are audited like admin mutations, with the command as the action.
+    await runAudited({ action: `cli:${process.argv.slice(2, 4).join(' ')}`, requestId: null, actor: SYSTEM_ACTOR }, () => fn(app));
   } finally {
     await app.close();
   }

@@ -3,23 +3,26 @@ import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphq
 import { buildSchemaSync } from 'type-graphql';
 import { CatalogResolver } from './catalog.resolver';
 import { catalogErrorMiddleware } from './errors';
+import { makeAuditMiddleware } from './audit.middleware';
+import type { Logger } from '../shared/logger';
 import type { AppServices } from './services';
 import { TenancyResolver } from './tenancy.resolver';
+import { AuditResolver } from './audit.resolver';
 import { SourceResolver } from './source.resolver';
 import { ToolAdminResolver } from './tool-admin.resolver';
 
-export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver] as const;
+export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global
  * DI). With no services (SDL printing), resolvers are never instantiated.
  */
-export function buildCatalogSchema(services: AppServices | null): GraphQLSchema {
+export function buildCatalogSchema(services: AppServices | null, log?: Logger): GraphQLSchema {
   const instances = new Map<unknown, unknown>(services ? RESOLVERS.map((R) => [R, new R(services)]) : []);
   return buildSchemaSync({
     resolvers: [...RESOLVERS],
     container: { get: (cls) => instances.get(cls) },
-    globalMiddlewares: [catalogErrorMiddleware],
+    globalMiddlewares: log ? [makeAuditMiddleware(log), catalogErrorMiddleware] : [catalogErrorMiddleware],
     validate: false,
   });
 }

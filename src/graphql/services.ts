@@ -1,3 +1,4 @@
+import type { AuditQueryService } from '../audit/audit-query.service';
 import type { Capabilities } from '../catalog/capabilities';
 import type { CatalogReadService } from '../services/catalog-read.service';
 import type { GrantService } from '../services/grant.service';
@@ -17,6 +18,7 @@ export interface AppServices {
   readonly snapshots: SourceSnapshotService;
   readonly sync: SourceSyncService;
   readonly scheduler: SourceScheduler;
+  readonly audit: AuditQueryService;
   readonly catalog: CatalogReadService;
   readonly capabilities: Capabilities;
 }

@@ -75,7 +75,9 @@ export class SourceResolver {
   async syncSource(@Ctx() ctx: GraphQLContext, @Arg('name', () => String) name: string): Promise<SyncResultType> {
     requireRole(ctx.principal, 'host-admin');
     if (!(await this.s.sources.get(ctx.principal, name))) throw new CatalogError(CatalogErrorCode.NotFound, 'No source with this name.');
-    return Object.assign(new SyncResultType(), await this.s.sync.sync(name));
+    const result = await this.s.sync.sync(name);
+    await this.s.audit.record({ targetType: 'source', targetId: name, tenantId: null, after: result });
+    return Object.assign(new SyncResultType(), result);
   }
 
   @Mutation(() => Boolean, { description: 'host-admin: approve the changed definition of a drifted MCP tool; its classification applies again.' })

@@ -12,15 +12,17 @@ import { UpstreamToolEntity } from './upstream-tool.entity';
 import { CreateCatalog1764460000000 } from './migrations/1764460000000-create-catalog';
 import { AddMcpSources1764470000000 } from './migrations/1764470000000-add-mcp-sources';
 import { AddCompactView1764480000000 } from './migrations/1764480000000-add-compact-view';
+import { AddAuditLog1764490000000 } from './migrations/1764490000000-add-audit-log';
+import { AuditEntity } from './audit.entity';
 import { PrincipalEntity } from './principal.entity';
 import { TenantEntity } from './tenant.entity';
 import { ToolEntity } from './tool.entity';
 
 export const ENTITIES = [
   TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
-  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity,
+  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity,
 ];
-export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000];
+export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000];
 
 /**
  * SQLite file by default, PostgreSQL when a URL is given. Schema changes only through migrations

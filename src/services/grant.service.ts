@@ -9,6 +9,7 @@ import { GrantEntity } from '../persistence/grant.entity';
 import { PrincipalEntity } from '../persistence/principal.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { nowIso } from '../shared/clock';
+import { writeAudit } from '../audit/audit';
 import { requireRole, tenantScopeOf } from './admin-scope';
 import { notFound } from './tenancy.service';
 
@@ -56,6 +57,7 @@ export class GrantService {
         createdAt: nowIso(),
       });
       const saved = await repo.save(g);
+      await writeAudit(m, { targetType: 'grant', targetId: saved.id, tenantId: saved.tenantId, after: { ...saved } }, 'createGrant');
       await bumpCatalogVersion(m);
       return saved;
     });
@@ -72,8 +74,10 @@ export class GrantService {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     const scope = tenantScopeOf(p);
     return this.ds.transaction(async (m) => {
-      const res = await m.getRepository(GrantEntity).delete(scope ? { id, tenantId: scope } : { id });
-      if (!res.affected) throw notFound('grant');
+      const before = await m.getRepository(GrantEntity).findOne({ where: scope ? { id, tenantId: scope } : { id } });
+      if (!before) throw notFound('grant');
+      await m.getRepository(GrantEntity).delete({ id });
+      await writeAudit(m, { targetType: 'grant', targetId: id, tenantId: before.tenantId, before: { ...before } });
       await bumpCatalogVersion(m);
       return true;
     });

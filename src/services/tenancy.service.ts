@@ -7,6 +7,7 @@ import { PrincipalEntity } from '../persistence/principal.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { generateApiKey, hashApiKey, looksLikeApiKey } from '../tenancy/api-key';
 import { nowIso } from '../shared/clock';
+import { writeAudit } from '../audit/audit';
 import type { CatalogGeneration } from '../cache/catalog-generation';
 import { requireRole, tenantScopeOf } from './admin-scope';
 
@@ -65,10 +66,13 @@ export class TenancyService {
     if (!TENANT_NAME_PATTERN.test(name)) {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Tenant names are 1-64 characters of a-z, 0-9 and "-", starting with a letter or digit.');
     }
-    const repo = this.ds.getRepository(TenantEntity);
-    if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, `A tenant named "${name}" already exists.`);
-    const t = repo.create({ id: randomUUID(), name, createdAt: nowIso() });
-    return repo.save(t);
+    return this.ds.transaction(async (m) => {
+      const repo = m.getRepository(TenantEntity);
+      if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, `A tenant named "${name}" already exists.`);
+      const t = await repo.save(repo.create({ id: randomUUID(), name, createdAt: nowIso() }));
+      await writeAudit(m, { targetType: 'tenant', targetId: t.id, tenantId: t.id, after: { ...t } }, 'createTenant');
+      return t;
+    });
   }
 
   async listTenants(actor: Principal | null): Promise<TenantEntity[]> {
@@ -85,8 +89,10 @@ export class TenancyService {
     const p = requireRole(actor, 'host-admin');
     if (p.tenantId === id) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'You cannot delete the tenant your own principal belongs to.');
     return this.ds.transaction(async (m) => {
-      const res = await m.getRepository(TenantEntity).delete({ id });
-      if (!res.affected) throw notFound('tenant');
+      const before = await m.getRepository(TenantEntity).findOne({ where: { id } });
+      if (!before) throw notFound('tenant');
+      await m.getRepository(TenantEntity).delete({ id });
+      await writeAudit(m, { targetType: 'tenant', targetId: id, tenantId: id, before: { ...before } });
       await bumpCatalogVersion(m);
       return true;
     });
@@ -107,13 +113,16 @@ export class TenancyService {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Principal names are 1-128 characters of letters, digits, space and ._@-');
     }
     if (!isRole(role)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'role must be agent, tenant-admin or host-admin');
-    if (!(await this.ds.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
-    const key = generateApiKey();
-    const repo = this.ds.getRepository(PrincipalEntity);
-    const principal = await repo.save(
-      repo.create({ id: randomUUID(), tenantId, name, role, keyHash: key.hash, keyPrefix: key.prefix, createdAt: nowIso(), revokedAt: null }),
-    );
-    return { principal, apiKey: key.key };
+    return this.ds.transaction(async (m) => {
+      if (!(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
+      const key = generateApiKey();
+      const repo = m.getRepository(PrincipalEntity);
+      const principal = await repo.save(
+        repo.create({ id: randomUUID(), tenantId, name, role, keyHash: key.hash, keyPrefix: key.prefix, createdAt: nowIso(), revokedAt: null }),
+      );
+      await writeAudit(m, { targetType: 'principal', targetId: principal.id, tenantId, after: publicPrincipal(principal) }, 'createPrincipal');
+      return { principal, apiKey: key.key };
+    });
   }
 
   async listPrincipals(actor: Principal | null, tenantId: string): Promise<PrincipalEntity[]> {
@@ -137,8 +146,10 @@ export class TenancyService {
     await this.ds.transaction(async (m) => {
       const rows = await m.getRepository(PrincipalEntity).find({ where: { tenantId } });
       for (const row of rows.filter((r) => names.includes(r.name) && !r.revokedAt)) {
+        const before = publicPrincipal(row);
         row.revokedAt = nowIso();
         await m.getRepository(PrincipalEntity).save(row);
+        await writeAudit(m, { targetType: 'principal', targetId: row.id, tenantId, before, after: publicPrincipal(row) }, 'revokePrincipal');
       }
       await bumpCatalogVersion(m);
     });
@@ -152,14 +163,21 @@ export class TenancyService {
       const row = await repo.findOne({ where: scope ? { id, tenantId: scope } : { id } });
       if (!row) throw notFound('principal');
       if (row.role === 'host-admin' && p.role !== 'host-admin') throw notFound('principal');
+      const before = publicPrincipal(row);
       if (!row.revokedAt) {
         row.revokedAt = nowIso();
         await repo.save(row);
         await bumpCatalogVersion(m);
       }
+      await writeAudit(m, { targetType: 'principal', targetId: row.id, tenantId: row.tenantId, before, after: publicPrincipal(row) });
       return row;
     });
   }
+}
+
+/** What the audit log keeps of a principal: never the key hash. */
+function publicPrincipal(p: PrincipalEntity): Record<string, unknown> {
+  return { id: p.id, tenantId: p.tenantId, name: p.name, role: p.role, keyPrefix: p.keyPrefix, createdAt: p.createdAt, revokedAt: p.revokedAt };
 }
 
 export function notFound(what: string): CatalogError {

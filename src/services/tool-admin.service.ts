@@ -15,6 +15,7 @@ import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
 import { requireRole } from './admin-scope';
+import { writeAudit } from '../audit/audit';
 import { notFound } from './tenancy.service';
 
 export interface HostExtensionInput extends Classification {
@@ -54,7 +55,12 @@ export class ToolAdminService {
     const p = requireRole(actor, 'host-admin');
     const prepared = this.prepareExtension(input, 'graphql');
     await this.ds.transaction(async (m) => {
+      const before = await m.getRepository(ToolEntity).findOne({ where: { toolId: prepared.record.toolId } });
       await this.store(m, prepared, input, `principal:${p.id}`);
+      await writeAudit(m, {
+        targetType: 'tool', targetId: prepared.record.toolId, tenantId: prepared.record.tenantId,
+        before: before ? auditView(toRecord(before)) : undefined, after: auditView(prepared.record),
+      });
       await bumpCatalogVersion(m);
     });
     return prepared.record;
@@ -86,6 +92,7 @@ export class ToolAdminService {
         await m.getRepository(ClassificationEntity).delete({ toolId: t.toolId });
       }
       for (let i = 0; i < prepared.length; i++) await this.store(m, prepared[i], inputs[i], 'config');
+      await writeAudit(m, { targetType: 'config', targetId: 'extensions', tenantId: null, before: { removed: stale.map((t) => t.toolId) }, after: { declared: [...keep] } }, 'applyConfigFile');
       await bumpCatalogVersion(m);
     });
     return prepared.map((x) => x.record);
@@ -94,9 +101,11 @@ export class ToolAdminService {
   async deleteHostExtension(actor: Principal | null, toolId: string): Promise<boolean> {
     requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
-      const res = await m.getRepository(ToolEntity).delete({ toolId, source: 'host-extension' });
-      if (!res.affected) throw notFound('host extension');
+      const before = await m.getRepository(ToolEntity).findOne({ where: { toolId, source: 'host-extension' } });
+      if (!before) throw notFound('host extension');
+      await m.getRepository(ToolEntity).delete({ toolId });
       await m.getRepository(ClassificationEntity).delete({ toolId });
+      await writeAudit(m, { targetType: 'tool', targetId: toolId, tenantId: before.tenantId, before: auditView(toRecord(before)) });
       await bumpCatalogVersion(m);
       return true;
     });
@@ -112,6 +121,8 @@ export class ToolAdminService {
     return this.ds.transaction(async (m) => {
       const upstream = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
       const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
+      const previous = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
+      await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: row?.tenantId ?? null, before: previous ? classificationView(previous) : null, after: c });
       if (upstream && !upstream.quarantineReason) {
         assertClassificationAllowed('mcp', c);
         await this.saveClassification(m, toolId, c, `principal:${p.id}`, upstream.definitionHash);
@@ -136,7 +147,9 @@ export class ToolAdminService {
         if (row?.source === 'host-extension') throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Host extensions always carry a classification; update the extension instead.');
         throw notFound('tool');
       }
+      const previous = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       await m.getRepository(ClassificationEntity).delete({ toolId });
+      await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before: previous ? classificationView(previous) : null, after: null });
       await projectSource(m, upstream.sourceName);
       return this.servedOrFail(m, toolId);
     });
@@ -189,3 +202,11 @@ export class ToolAdminService {
   }
 }
 
+/** What the audit log keeps of a tool: its identity, classification and definition hash (not the schemas). */
+function auditView(r: ToolRecord): Record<string, unknown> {
+  return { toolId: r.toolId, source: r.source, origin: r.origin, tenantId: r.tenantId, name: r.name, ...r.classification, contentHash: r.contentHash };
+}
+
+function classificationView(c: ClassificationEntity): Record<string, unknown> {
+  return { safetyTier: c.safetyTier, replayPolicy: c.replayPolicy, egress: c.egress, approvedHash: c.approvedHash, decidedBy: c.decidedBy, decidedAt: c.decidedAt };
+}

@@ -10,6 +10,7 @@ import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import { requireRole } from '../services/admin-scope';
 import { notFound } from '../services/tenancy.service';
 import { nowIso } from '../shared/clock';
+import { writeAudit } from '../audit/audit';
 import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
 import { change } from './source-snapshot.service';
 import { projectSource, reviewStateOf } from './source-projection';
@@ -52,7 +53,9 @@ export class SourceAdminService {
       if (await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } })) {
         throw new CatalogError(CatalogErrorCode.Conflict, `A source named "${input.spec.name}" already exists.`);
       }
-      return this.write(m, input, origin, null);
+      const saved = await this.write(m, input, origin, null);
+      await writeAudit(m, { targetType: 'source', targetId: saved.name, tenantId: saved.tenantId, after: await this.auditView(m, saved) }, 'registerSource');
+      return saved;
     });
   }
 
@@ -61,7 +64,9 @@ export class SourceAdminService {
     return this.ds.transaction(async (m) => {
       const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
       if (!old) throw notFound('source');
-      const saved = await this.write(m, input, old.origin, old);
+      const before = await this.auditView(m, old);
+      const saved = await this.write(m, input, old.origin, { ...old } as McpSourceEntity);
+      await writeAudit(m, { targetType: 'source', targetId: saved.name, tenantId: saved.tenantId, before, after: await this.auditView(m, saved) });
       await projectSource(m, saved.name); // drift policy or tenant may have changed what is served
       return saved;
     });
@@ -83,6 +88,7 @@ export class SourceAdminService {
         await this.write(m, input, 'config', old);
         if (old) await projectSource(m, input.spec.name);
       }
+      await writeAudit(m, { targetType: 'config', targetId: 'mcpServers', tenantId: null, after: { declared: [...keep] } }, 'applyConfigFile');
     });
   }
 
@@ -109,11 +115,13 @@ export class SourceAdminService {
       const d = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       if (!u || u.quarantineReason) throw notFound('MCP tool');
       if (!d) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'The tool has no classification to approve; classify it instead.');
+      const before = { approvedHash: d.approvedHash, decidedBy: d.decidedBy };
       d.approvedHash = u.definitionHash;
       d.decidedBy = `principal:${p.id}`;
       d.decidedAt = nowIso();
       await m.getRepository(ClassificationEntity).save(d);
       await m.getRepository(ToolChangeEntity).save(change(u.sourceName, u.name, toolId, 'approved', null, u.definitionHash, `by principal:${p.id}`, nowIso()));
+      await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before, after: { approvedHash: d.approvedHash, decidedBy: d.decidedBy } });
       await projectSource(m, u.sourceName);
     });
   }
@@ -153,9 +161,20 @@ export class SourceAdminService {
     return saved;
   }
 
+  /** Everything about a source but secret values (only their names). */
+  private async auditView(m: EntityManager, s: McpSourceEntity): Promise<Record<string, unknown>> {
+    const sec = await m.getRepository(McpSourceSecretEntity).findOne({ where: { sourceName: s.name } });
+    return {
+      name: s.name, transport: s.transport, command: s.command, args: JSON.parse(s.args), url: s.publicUrl, tenantId: s.tenantId, driftPolicy: s.driftPolicy,
+      syncIntervalSeconds: s.syncIntervalSeconds, enabled: Boolean(s.enabled), envNames: Object.keys(sec ? JSON.parse(sec.env) : {}), headerNames: Object.keys(sec ? JSON.parse(sec.headers) : {}),
+    };
+  }
+
   private async removeIn(m: EntityManager, name: string): Promise<boolean> {
-    const res = await m.getRepository(McpSourceEntity).delete({ name });
-    if (!res.affected) throw notFound('source');
+    const old = await m.getRepository(McpSourceEntity).findOne({ where: { name } });
+    if (!old) throw notFound('source');
+    await writeAudit(m, { targetType: 'source', targetId: name, tenantId: old.tenantId, before: await this.auditView(m, old) }, 'removeSource');
+    await m.getRepository(McpSourceEntity).delete({ name });
     await m.getRepository(McpSourceSecretEntity).delete({ sourceName: name });
     await m.getRepository(UpstreamToolEntity).delete({ sourceName: name });
     await m.getRepository(ClassificationEntity).delete({ toolId: Like(`mcp.${name}.%`) });

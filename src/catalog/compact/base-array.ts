@@ -4,7 +4,7 @@
  * `contains` is described, never kept.
  */
 import { canonical } from './json';
-import { anyNode, isAny, type IrNote, type Mutable, type Node } from './ir';
+import { anyNode, isWorthEmitting, type IrNote, type Mutable, type Node } from './ir';
 import { summarize } from './describe';
 import { TEXT } from './notes';
 import { union } from './union';
@@ -54,10 +54,10 @@ export function compileArrayPart(
         add('tuple', 'relaxed', TEXT.position(parts) + later, { family: 'array' });
       }
       if (merged.never !== undefined) maxItems = 0;
-      else if (!isAny(merged) || merged.notes.length > 0 || merged.description !== undefined) out.items = merged;
+      else if (isWorthEmitting(merged)) out.items = merged;
     } else if (rest.never !== undefined) {
       maxItems = 0;
-    } else if (!isAny(rest) || rest.notes.length > 0 || rest.description !== undefined || rest.default !== undefined) {
+    } else if (isWorthEmitting(rest)) {
       out.items = rest;
     }
     if (r.contains !== undefined && r.contains !== true) {

@@ -4,7 +4,7 @@
  * means absent, `propertyNames` / `unevaluatedProperties` are described.
  */
 import { isObject, type RawObject } from './json';
-import { isAny, type IrNote, type Mutable, type Node } from './ir';
+import { isWorthEmitting, type IrNote, type Mutable, type Node } from './ir';
 import { summarize } from './describe';
 import { TEXT } from './notes';
 import { joinPointer } from './pointer';
@@ -55,7 +55,7 @@ export function compileObjectPart(
   } else if (isObject(ap) && canNest) {
     const n = c.compile(ap, joinPointer(loc, 'additionalProperties'), depth + 1);
     if (n.never !== undefined) out.additionalProperties = false;
-    else if (!isAny(n) || n.notes.length > 0 || n.description !== undefined) out.additionalProperties = n;
+    else if (isWorthEmitting(n)) out.additionalProperties = n;
   }
   out.minProperties = nonNegInt(r.minProperties);
   out.maxProperties = nonNegInt(r.maxProperties);

@@ -8,7 +8,7 @@ import { list, literal } from './notes';
 const MAX_SUMMARY = 140;
 
 export function summarize(n: Node, depth = 0): string {
-  const text = summarizeParts(n, depth).join(' ');
+  const text = summarizeParts(n, depth).join(', ');
   if (text === '') return 'any value';
   return text.length > MAX_SUMMARY ? text.slice(0, MAX_SUMMARY - 1) + '…' : text;
 }

@@ -126,6 +126,15 @@ export function isAny(n: Node): boolean {
   );
 }
 
+/**
+ * A permissive child worth emitting: it constrains something or says something (a visible note, a
+ * description or a default). `{}` with only report-only notes is dropped, so `items: {}` /
+ * `additionalProperties: {}` never appear in one pass and vanish in the next (idempotence).
+ */
+export function isWorthEmitting(n: Node): boolean {
+  return !isAny(n) || n.description !== undefined || n.default !== undefined || n.notes.some((x) => !x.silent);
+}
+
 export function withNotes(n: Node, extra: readonly IrNote[]): Node {
   return extra.length === 0 ? n : { ...n, notes: mergeNotes(n.notes, extra) };
 }

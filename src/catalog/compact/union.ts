@@ -9,6 +9,7 @@ import {
   admitsFamily,
   anyNode,
   isAny,
+  isWorthEmitting,
   mergeNotes,
   neverNode,
   normalizeTypes,
@@ -143,7 +144,7 @@ function mergeArrayFamily(cs: readonly Node[], out: Mutable<Node>, origin: strin
     origin,
     ctx,
   );
-  if (!isAny(items) || items.notes.length > 0 || items.description !== undefined) out.items = items;
+  if (isWorthEmitting(items)) out.items = items;
   const minI = cs.map((n) => n.minItems);
   const maxI = cs.map((n) => n.maxItems);
   if (all(minI)) out.minItems = Math.min(...minI);

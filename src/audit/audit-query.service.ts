@@ -1,0 +1,30 @@
+import type { DataSource } from 'typeorm';
+import type { Principal } from '../catalog/principal';
+import { AuditEntity } from '../persistence/audit.entity';
+import { requireRole, tenantScopeOf } from '../services/admin-scope';
+import { writeAudit } from './audit';
+
+/** Reading the audit log: host admins see every row, tenant admins the rows of their tenant (scoped in the query). */
+export class AuditQueryService {
+  constructor(private readonly ds: DataSource) {}
+
+  async list(actor: Principal | null, filter: { first: number; offset: number; action?: string | null; targetId?: string | null }): Promise<AuditEntity[]> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    const where: Record<string, string> = {};
+    if (scope) where.tenantId = scope;
+    if (filter.action) where.action = filter.action;
+    if (filter.targetId) where.targetId = filter.targetId;
+    return this.ds.getRepository(AuditEntity).find({
+      where,
+      order: { at: 'DESC', seq: 'DESC' },
+      take: Math.min(Math.max(filter.first, 1), 500),
+      skip: Math.max(filter.offset, 0),
+    });
+  }
+
+  /** For operations that are not one transaction of their own (an on-demand sync): a row of its own. */
+  async record(change: Parameters<typeof writeAudit>[1]): Promise<void> {
+    await this.ds.transaction((m) => writeAudit(m, change));
+  }
+}

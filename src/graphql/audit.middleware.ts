@@ -1,0 +1,20 @@
+import type { MiddlewareFn } from 'type-graphql';
+import { actorOf, currentAuditScope, runAudited } from '../audit/audit-context';
+import type { Logger } from '../shared/logger';
+import type { GraphQLContext } from './context';
+
+/**
+ * Every mutation runs inside an audit scope (actor, request id, mutation name); the services write the row
+ * in their own transaction. A mutation that succeeds without writing one is a bug, logged as an error, and
+ * test/integration/audit.test.ts fails for it.
+ */
+export function makeAuditMiddleware(log: Logger): MiddlewareFn<GraphQLContext> {
+  return async ({ info, context }, next) => {
+    if (info.parentType.name !== 'Mutation') return next();
+    return runAudited({ action: info.fieldName, requestId: context.requestId, actor: actorOf(context.principal) }, async () => {
+      const result: unknown = await next();
+      if (!currentAuditScope()?.audited) log.error({ mutation: info.fieldName, requestId: context.requestId }, 'mutation completed without an audit row');
+      return result;
+    });
+  };
+}
