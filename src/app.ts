@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { expressMiddleware } from '@as-integrations/express5';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type express from 'express';
+import type { ApolloServer } from '@apollo/server';
+import type { GraphQLContext } from './graphql/context';
+import { buildApollo } from './graphql/apollo';
+import { buildExpressApp } from './http/express-app';
+import { DbHealth } from './ops/db-health';
+import { HttpServer } from './ops/http-server';
+import { createMetrics } from './ops/metrics';
+import { CatalogListener } from './ops/pg-notify';
 import type { DataSource } from 'typeorm';
 import { CatalogCache } from './cache/catalog-cache';
 import { CatalogGeneration } from './cache/catalog-generation';
@@ -14,19 +17,11 @@ import { refreshCompactForms } from './persistence/compact-refresh';
 import { CatalogError } from './catalog/catalog.errors';
 import type { Config } from './config/config';
 import { ConfigFileError, loadConfigFile } from './config/config-file';
-import { type GraphQLContext, buildContext } from './graphql/context';
-import { makeFormatError } from './graphql/format-error';
-import { complexityLimitPlugin, graphqlHttpGuards, parseOptionsFor, validationRulesFor } from './graphql/limits';
 import { createAuthenticator } from './auth/authenticator';
 import { AuditQueryService } from './audit/audit-query.service';
-import { createRateLimiter, rateLimitMiddleware } from './rest/rate-limit';
-import { buildCatalogSchema } from './graphql/schema';
 import type { AppServices } from './graphql/services';
 import { createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
-import { apolloExecutor } from './rest/graphql-executor';
-import { errorBody } from './rest/http-status';
-import { createRestRouter } from './rest/router';
 import { CatalogReadService } from './services/catalog-read.service';
 import { GrantService } from './services/grant.service';
 import { TenancyService } from './services/tenancy.service';
@@ -46,8 +41,10 @@ export interface App {
   readonly cache: CatalogCache;
   readonly generation: CatalogGeneration;
   readonly log: Logger;
+  readonly health: DbHealth;
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
-  close(): Promise<void>;
+  /** Graceful: stop accepting, let in-flight requests finish (up to drainMs), then close sources and pools. */
+  close(drainMs?: number): Promise<void>;
 }
 
 export class PendingMigrationsError extends Error {
@@ -56,8 +53,6 @@ export class PendingMigrationsError extends Error {
     this.name = 'PendingMigrationsError';
   }
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
@@ -81,11 +76,13 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const tenancy = new TenancyService(dataSource, generation);
     const toolAdmin = new ToolAdminService(dataSource, log);
     const snapshots = new SourceSnapshotService(dataSource, log);
+    const metricsHook: { current?: (r: { source: string; status: string }) => void } = {};
     const sync = new SourceSyncService(dataSource, snapshots, log, {
       limits: config.syncLimits,
       env: config.secretEnv,
       version: config.hostVersion,
       keepSessions: config.startSources,
+      onResult: (r) => metricsHook.current?.(r),
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
     const services: AppServices = {
@@ -104,56 +101,30 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     // Sync at start runs in the background: a slow or broken server never delays serving the catalog.
     if (config.startSources) void scheduler.start();
 
-    const sec = config.security;
-    const apollo = new ApolloServer<GraphQLContext>({
-      schema: buildCatalogSchema(services, log),
-      formatError: makeFormatError(log),
-      introspection: sec.introspection,
-      csrfPrevention: true,
-      allowBatchedHttpRequests: sec.graphqlLimits.maxBatch > 1,
-      validationRules: validationRulesFor(sec.graphqlLimits),
-      parseOptions: parseOptionsFor(sec.graphqlLimits),
-      plugins: [
-        ApolloServerPluginCacheControlDisabled(),
-        complexityLimitPlugin({ maximumComplexity: sec.graphqlLimits.maxComplexity }),
-        sec.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
-      ],
-    });
+    const health = new DbHealth(dataSource, log);
+    await health.check();
+    health.start(config.healthProbeMs);
+    const listener = config.db.type === 'postgres' ? new CatalogListener(config.db.url, () => generation.advance(), log) : null;
+    await listener?.start();
+
+    const apollo = buildApollo(services, config.security, log);
     await apollo.start();
-
-    const authenticate = createAuthenticator(config, tenancy, log);
-    // One context per request, whichever layer asks first (rate limiter, REST facade, GraphQL).
-    const contexts = new WeakMap<Request, Promise<GraphQLContext>>();
-    const contextFor = (req: Request): Promise<GraphQLContext> => {
-      let ctx = contexts.get(req);
-      if (!ctx) {
-        const incoming = req.get('x-request-id');
-        ctx = buildContext(authenticate, req.headers, incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
-        contexts.set(req, ctx);
-      }
-      return ctx;
-    };
-    const app = express();
-    app.disable('x-powered-by');
-    app.set('etag', false);
-    app.use('/graphql', ...graphqlHttpGuards(sec.graphqlLimits), expressMiddleware(apollo, { context: async ({ req }) => contextFor(req) }));
-    const limiter = createRateLimiter(sec.rateLimit);
-    app.use(['/tools', '/capabilities'], rateLimitMiddleware(limiter, async (req) => (await contextFor(req)).principal?.id ?? null));
-    app.use(createRestRouter(apolloExecutor(apollo), contextFor));
-    app.use((_req: Request, res: Response) => {
-      res.status(404).type('application/json').end(errorBody('NOT_FOUND', 'No such route.'));
+    const metrics = createMetrics({ cache, dataSource });
+    metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
+    let httpServer: HttpServer | null = null;
+    const app = buildExpressApp({
+      apollo,
+      authenticate: createAuthenticator(config, tenancy, log),
+      security: config.security,
+      health,
+      metrics,
+      log,
+      track: (req, res, next) => (httpServer ? httpServer.track(req, res, next) : next()),
     });
-    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
-      if (status >= 500) log.error({ err }, 'unhandled error in HTTP handler');
-      const clientError = status >= 400 && status < 500;
-      res
-        .status(clientError ? status : 500)
-        .type('application/json')
-        .end(clientError ? errorBody('BAD_REQUEST', 'The request could not be understood.') : errorBody('INTERNAL_SERVER_ERROR', 'Internal server error.'));
-    });
+    httpServer = new HttpServer(app);
+    const server = httpServer;
 
-    let server: Server | null = null;
+    let closing: Promise<void> | null = null;
     return {
       express: app,
       apollo,
@@ -161,25 +132,21 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       generation,
       dataSource,
       services,
+      health,
       log,
-      listen(port = config.http.port, host = config.http.host) {
-        return new Promise((resolve, reject) => {
-          const s = app.listen(port, host, (err?: Error) => {
-            if (err) return reject(err);
-            server = s;
-            const addr = s.address();
-            const p = typeof addr === 'object' && addr ? addr.port : port;
-            resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${p}` });
-          });
-        });
-      },
-      async close() {
-        generation.stop();
-        scheduler.stop();
-        await sync.stop();
-        if (server) await new Promise<void>((r) => server!.close(() => r()));
-        await apollo.stop();
-        await dataSource.destroy();
+      listen: (port = config.http.port, host = config.http.host) => server.listen(port, host),
+      close(drainMs = 0) {
+        closing ??= (async () => {
+          await server.drain(drainMs);
+          generation.stop();
+          health.stop();
+          scheduler.stop();
+          await sync.stop();
+          await listener?.stop();
+          await apollo.stop();
+          await dataSource.destroy();
+        })();
+        return closing;
       },
     };
   } catch (err) {

@@ -46,9 +46,11 @@ program
           `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`,
       );
     }
+    const drainMs = Number(process.env.TOOLCAT_DRAIN_MS ?? 10_000);
     const stop = async () => {
-      app.log.info('shutting down');
-      await app.close();
+      app.log.info({ drainMs }, 'shutting down: draining in-flight requests');
+      await app.close(drainMs);
+      app.log.info('stopped');
       process.exit(0);
     };
     process.once('SIGINT', stop);

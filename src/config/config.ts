@@ -23,6 +23,8 @@ export interface Config {
   readonly startSources: boolean;
   /** How often the stored catalog version is polled for changes made by other processes (0: never). */
   readonly versionPollMs: number;
+  /** How often the database is probed for /readyz and fast 503s (0: never). */
+  readonly healthProbeMs: number;
   /** Byte bounds of the response cache. */
   readonly cache: CatalogCacheLimits;
   /** Identity and hardening (issue 5). */
@@ -44,6 +46,8 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address (default 127.0.0.1)',
   PORT: 'listen port (default 8080; 0 picks a free one)',
   TOOLCAT_CONFIG_FILE: 'config file with host extensions and MCP servers, YAML or JSON (default: none; TOOLCAT_EXTENSIONS_FILE is an alias)',
+  TOOLCAT_DRAIN_MS: 'on SIGTERM, how long in-flight requests may take to finish (default 10000)',
+  TOOLCAT_HEALTH_PROBE_MS: 'how often the database is probed for readiness (default 1000)',
   TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
   TOOLCAT_CACHE_MAX_BYTES: 'bound on cached response documents, and separately on cached descriptors (default 128 MiB each)',
   TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one MCP source sync (default 60000)',
@@ -107,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     startSources: true,
     versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),
+    healthProbeMs: int('TOOLCAT_HEALTH_PROBE_MS', 1000, 0, 60_000),
     cache: {
       ...DEFAULT_CACHE_LIMITS,
       maxDocumentBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDocumentBytes, 0, 16 * 1024 ** 3),

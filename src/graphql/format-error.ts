@@ -3,11 +3,12 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { CatalogError } from '../catalog/catalog.errors';
 import type { Logger } from '../shared/logger';
 import { toGraphQLError } from './errors';
+import { isDatabaseUnavailable } from '../ops/db-errors';
 
 const PASS_THROUGH = new Set([
   'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'INVARIANT_VIOLATION',
   'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED',
-  'OPERATION_RESOLUTION_FAILURE',
+  'OPERATION_RESOLUTION_FAILURE', 'SERVICE_UNAVAILABLE',
 ]);
 
 /** Known codes pass; anything else is logged with its cause and masked as INTERNAL_SERVER_ERROR (no stack traces out). */
@@ -17,6 +18,9 @@ export function makeFormatError(log: Logger) {
     if (original instanceof CatalogError) {
       const g = toGraphQLError(original);
       return { message: g.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
+    }
+    if (isDatabaseUnavailable(original)) {
+      return { message: 'The catalog database is unavailable; retry shortly.', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && PASS_THROUGH.has(code)) {

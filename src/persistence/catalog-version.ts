@@ -6,6 +6,8 @@ import type { EntityManager } from 'typeorm';
  */
 export async function bumpCatalogVersion(m: EntityManager): Promise<void> {
   await m.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
+  // PostgreSQL delivers the notification to every listening replica when (and only if) this transaction commits.
+  if (m.connection.options.type === 'postgres') await m.query("SELECT pg_notify('toolcat_catalog', '')");
   if (m.queryRunner) (m.queryRunner.data as { catalogChanged?: boolean }).catalogChanged = true;
 }
 

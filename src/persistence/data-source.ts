@@ -36,7 +36,8 @@ export function createDataSource(db: DatabaseConfig): DataSource {
       entities: ENTITIES,
       migrations: MIGRATIONS,
       migrationsTransactionMode: 'all',
-      extra: { max: db.poolSize, connectionTimeoutMillis: 5000 },
+      // Fail fast when the database is away (503 instead of a hung request); recover as soon as it answers.
+      extra: { max: db.poolSize, connectionTimeoutMillis: 2000, query_timeout: 15_000 },
     });
   }
   if (db.path !== ':memory:') mkdirSync(dirname(db.path), { recursive: true });

@@ -7,6 +7,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.free
   BAD_USER_INPUT: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
   GRAPHQL_PARSE_FAILED: 400,
+  SERVICE_UNAVAILABLE: 503,
 });
 
 export function statusForErrors(codes: readonly string[]): number {

@@ -4,7 +4,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { ifNoneMatchHits } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
-import { METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, statusForErrors } from './http-status';
+import { HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, statusForErrors } from './http-status';
 
 /**
  * The REST facade (RFC 0078): parse the request, run a fixed GraphQL document in-process, map the outcome.
@@ -64,11 +64,12 @@ function sendDocument(req: Request, res: Response, ctx: GraphQLContext, out: Exe
 
 function sendError(res: Response, ctx: GraphQLContext, out: ExecutionOutcome): void {
   const status = statusForErrors(out.errorCodes);
+  if (status === 503) res.set('Retry-After', '2');
   if (status === 401) {
     res.set('WWW-Authenticate', ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"');
   }
-  const code = status === 500 ? 'INTERNAL_SERVER_ERROR' : out.errorCodes[0];
-  const message = status === 500 ? 'Internal server error.' : out.errorMessages[0];
+  const code = status === 500 ? 'INTERNAL_SERVER_ERROR' : (out.errorCodes.find((c) => HTTP_STATUS_BY_CODE[c] === status) ?? out.errorCodes[0]);
+  const message = status === 500 ? 'Internal server error.' : out.errorMessages[out.errorCodes.indexOf(code)];
   sendJson(res, ctx, status, errorBody(code, message));
 }
 

@@ -40,10 +40,10 @@ export class SourceScheduler {
   private async schedule(name: string, intervalSeconds: number, syncNow: boolean): Promise<void> {
     if (this.stopped) return;
     if (intervalSeconds > 0) {
-      const t = setInterval(() => void this.sync.sync(name).catch((err) => this.log.error({ err, source: name }, 'periodic sync failed')), intervalSeconds * 1000);
+      const t = setInterval(() => void this.sync.sync(name, { wait: false }).catch((err) => this.log.error({ err, source: name }, 'periodic sync failed')), intervalSeconds * 1000);
       t.unref();
       this.timers.set(name, t);
     }
-    if (syncNow) await this.sync.sync(name).catch((err) => this.log.error({ err, source: name }, 'initial sync failed'));
+    if (syncNow) await this.sync.sync(name, { wait: false }).catch((err) => this.log.error({ err, source: name }, 'initial sync failed'));
   }
 }

@@ -40,15 +40,53 @@ export class SourceSyncService {
     private readonly ds: DataSource,
     private readonly snapshots: SourceSnapshotService,
     private readonly log: Logger,
-    private readonly opts: { limits: SyncLimits; env: Readonly<Record<string, string | undefined>>; version: string; keepSessions: boolean },
+    private readonly opts: {
+      limits: SyncLimits;
+      env: Readonly<Record<string, string | undefined>>;
+      version: string;
+      keepSessions: boolean;
+      onResult?: (r: { source: string; status: SourceStatus }) => void;
+    },
   ) {}
 
-  sync(name: string): Promise<SyncResult> {
+  /**
+   * Syncs one source. Across replicas on PostgreSQL an advisory lock lets one replica at a time sync a source:
+   * on demand (`wait`) the call queues behind the other replica; a scheduled or notified sync that finds the
+   * lock held is skipped (null), since the holder is doing the same work.
+   */
+  sync(name: string, opts: { wait: boolean } = { wait: true }): Promise<SyncResult> {
     const running = this.inFlight.get(name);
     if (running) return running;
-    const p = this.run(name).finally(() => this.inFlight.delete(name));
+    const p = this.locked(name, opts.wait).finally(() => this.inFlight.delete(name));
     this.inFlight.set(name, p);
     return p;
+  }
+
+  private async locked(name: string, wait: boolean): Promise<SyncResult> {
+    if (this.ds.options.type !== 'postgres') return this.run(name);
+    const qr = this.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      const key = `toolcat-sync:${name}`;
+      if (wait) await qr.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+      else if (!(await qr.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]))[0].ok) return this.current(name, Date.now());
+      try {
+        return await this.run(name);
+      } finally {
+        await qr.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
+  /** The stored state of a source, as a result (used when another replica holds its sync). */
+  private async current(name: string, since: number): Promise<SyncResult> {
+    const row = await this.ds.getRepository(McpSourceEntity).findOne({ where: { name } });
+    return {
+      source: name, status: (row?.status ?? 'never-synced') as SourceStatus, toolCount: row?.toolCount ?? 0, quarantinedCount: row?.quarantinedCount ?? 0,
+      added: 0, changed: 0, removed: 0, durationMs: Date.now() - since, error: row?.lastError ?? null,
+    };
   }
 
   /** Closes a source's session (after removal or reconfiguration); the next sync opens a fresh one. */
@@ -91,6 +129,7 @@ export class SourceSyncService {
       await this.ds.getRepository(McpSourceEntity).update({ name }, { status, lastError: null, lastSyncAt: now, lastSuccessAt: now });
       const result = { source: name, status, toolCount: out.served, quarantinedCount: out.quarantined, added: out.added, changed: out.changed, removed: out.removed, durationMs: Date.now() - started, error: null };
       this.log.info(result, 'source synced');
+      this.opts.onResult?.(result);
       return result;
     } catch (err) {
       const error = sanitizeError(err, literalSecrets(secrets));
@@ -98,6 +137,7 @@ export class SourceSyncService {
       await this.ds.getRepository(McpSourceEntity).update({ name }, { status: 'failing', lastError: error, lastSyncAt: nowIso() });
       const row = await this.ds.getRepository(McpSourceEntity).findOne({ where: { name } });
       this.log.warn({ source: name, error }, 'source sync failed; its last good snapshot keeps serving');
+      this.opts.onResult?.({ source: name, status: 'failing' });
       return { source: name, status: 'failing', toolCount: row?.toolCount ?? 0, quarantinedCount: row?.quarantinedCount ?? 0, added: 0, changed: 0, removed: 0, durationMs: Date.now() - started, error };
     } finally {
       if (session && !this.opts.keepSessions) await session.close();
@@ -110,7 +150,7 @@ export class SourceSyncService {
     clearTimeout(this.changeTimers.get(name));
     const timer = setTimeout(() => {
       this.changeTimers.delete(name);
-      void this.sync(name).catch((err) => this.log.error({ err, source: name }, 'sync after list_changed failed'));
+      void this.sync(name, { wait: false }).catch((err) => this.log.error({ err, source: name }, 'sync after list_changed failed'));
     }, 200);
     timer.unref();
     this.changeTimers.set(name, timer);

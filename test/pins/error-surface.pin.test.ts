@@ -10,11 +10,11 @@ const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
 
 describe('error surface', () => {
   it('every CatalogErrorCode is documented in docs/errors.md, and the doc lists no unknown code', () => {
-    const restOnly = ['METHOD_NOT_ALLOWED', 'BAD_REQUEST', 'RATE_LIMITED'];
+    const restOnly = ['METHOD_NOT_ALLOWED', 'BAD_REQUEST', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'];
     expect(documented.filter((c) => !restOnly.includes(c))).to.have.members(Object.values(CatalogErrorCode));
   });
   it('the GraphQL→HTTP table is literally this', () => {
-    expect(HTTP_STATUS_BY_CODE).to.deep.equal({ UNAUTHENTICATED: 401, BAD_USER_INPUT: 400, GRAPHQL_VALIDATION_FAILED: 400, GRAPHQL_PARSE_FAILED: 400 });
+    expect(HTTP_STATUS_BY_CODE).to.deep.equal({ UNAUTHENTICATED: 401, BAD_USER_INPUT: 400, GRAPHQL_VALIDATION_FAILED: 400, GRAPHQL_PARSE_FAILED: 400, SERVICE_UNAVAILABLE: 503 });
     expect(statusForErrors(['FORBIDDEN'])).to.equal(500); // never 403 on a catalog read
     expect(statusForErrors(['INTERNAL_SERVER_ERROR'])).to.equal(500);
   });

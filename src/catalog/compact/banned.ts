@@ -34,10 +34,6 @@ export function findBannedKeywords(schema: unknown): string[] {
     // A hostile object (throwing getter, revoked proxy) cannot be verified: report the root as unclean.
     found.push('');
   }
-  return sortDocumentOrder(found);
-}
-
-/** Pops happen depth-first in key order already; keep the result stable and duplicate-free anyway. */
-function sortDocumentOrder(list: string[]): string[] {
-  return [...new Set(list)];
+  // depth-first pops in key order give document order; a repeated pointer is reported once
+  return [...new Set(found)];
 }

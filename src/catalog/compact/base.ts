@@ -4,7 +4,7 @@
  * allOf, anyOf, oneOf) and the parked keywords (patternProperties, dependent*, if/then/else, not) are
  * handled by node.ts / the step modules.
  */
-import { hasOwn, isObject, uniqueValues, type RawObject } from './json';
+import { canonical, hasOwn, isObject, uniqueValues, type RawObject } from './json';
 import { note, type IrNote, type Mutable, type Node } from './ir';
 import { stripUndefined } from './intersect';
 import { TEXT } from './notes';
@@ -32,7 +32,7 @@ export function compileBase(r: RawObject, loc: string, depth: number, c: Compile
   ctx.budget.addBytes(out.enum === undefined ? 0 : JSON.stringify(out.enum).length);
 
   compileStringPart(r, out, add, ctx.opts.formats);
-  compileNumberPart(r, out, add);
+  compileNumberPart(r, out);
 
   const canNest = depth < ctx.maxDepth;
   const hasChildren =
@@ -62,7 +62,7 @@ function compileEnum(r: RawObject, out: Mutable<Node>, add: Add, maxEnum: number
   // const => enum [v] (§4.2 step 8); both present: their intersection
   if (hasOwn(r, 'const')) {
     const c = r.const as JsonValue;
-    values = values === undefined ? [c] : uniqueValues(values).filter((v) => JSON.stringify(v) === JSON.stringify(c));
+    values = values === undefined ? [c] : values.filter((v) => canonical(v) === canonical(c));
   }
   if (values !== undefined && values.length > maxEnum) {
     // T43: too many values for the targets; keep (or infer) the type, describe the values
@@ -100,7 +100,7 @@ function compileStringPart(r: RawObject, out: Mutable<Node>, add: Add, formats: 
   }
 }
 
-function compileNumberPart(r: RawObject, out: Mutable<Node>, _add: Add): void {
+function compileNumberPart(r: RawObject, out: Mutable<Node>): void {
   out.minimum = finite(r.minimum);
   out.maximum = finite(r.maximum);
   out.exclusiveMinimum = finite(r.exclusiveMinimum);

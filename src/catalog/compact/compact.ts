@@ -52,7 +52,8 @@ function runAttempt(input: JsonValue, resolver: RefResolver, opts: CompactOption
   try {
     const ir = rootify(createCompiler(ctx).compile(input, '', 1));
     const emitter = new Emitter(opts, a.maxDepth);
-    const schema = emitter.emit(ir, '', 1, true);
+    let schema = emitter.emit(ir, '', 1, true);
+    if (emitter.budget.exhausted) schema = withRootSuffix(schema);
     const bytes = JSON.stringify(schema).length;
     return { schema, notes: emitter.notes, truncated: ctx.truncated, exceeded: ctx.budget.exceeded || bytes > opts.maxBytes };
   } catch (err) {
@@ -71,6 +72,14 @@ function ladder(o: CompactOptions): Attempt[] {
   const shallow = Math.max(3, Math.min(o.maxDepth - 2, Math.ceil(o.maxDepth / 2) + 1));
   if (shallow < o.maxDepth) out.push({ maxRecursion: 1, maxDepth: shallow });
   return out;
+}
+
+/** The per-tool note budget ran out (pitfall 27): say so once, on the root. */
+function withRootSuffix(schema: JsonObject): JsonObject {
+  const text = [schema.description, TEXT.moreInStandardView()].filter((d) => typeof d === 'string' && d !== '').join(' ');
+  const entries = Object.entries(schema).filter(([k]) => k !== 'description');
+  entries.splice(1, 0, ['description', text]);
+  return Object.fromEntries(entries) as JsonObject;
 }
 
 function finish(r: AttemptResult, original: unknown): CompactResult {

@@ -82,6 +82,11 @@ function applyArms(n: Node, arms: readonly Arm[], loc: string, ctx: CompileConte
     for (const req of a.required ?? []) requiredBy.set(req, [...(requiredBy.get(req) ?? []), label]);
   }
   for (const [name, decls] of fresh) {
+    if (n.tail) {
+      // unexpanded structure may declare the name itself: describe the arm instead of declaring it
+      for (const d of decls) extra.push(mk(TEXT.conditional(d.label, `${name}: ${summarize(d.schema)}`), 'object'));
+      continue;
+    }
     const schema = decls.length === 1 ? decls[0].schema : union(decls.map((d) => d.schema), 'anyOf', loc, ctx);
     const labels = decls.map((d) => d.label);
     const reqLabels = requiredBy.get(name) ?? [];

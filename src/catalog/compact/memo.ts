@@ -2,8 +2,9 @@
  * Memoisation of compiled subtrees (design/compact-view.md §4.3 "Memoisation", T41): a subtree is
  * reused when its location, depth and raw object match AND every recursion decision made inside it
  * would be taken the same way, i.e. the counts of the consulted locations on the path ABOVE it match
- * (capped at maxRecursion). Reuse charges the subtree's node/byte cost to the budget, so results are
- * byte-identical to recompiling; only time is saved. Subtrees cut by the budget are never cached.
+ * (capped at maxRecursion). Reuse charges the subtree's node/byte cost to the budget, so budgets bound
+ * the OUTPUT as before; only time is saved. Subtrees cut by the budget are never cached, and a reuse
+ * that does not fit the remaining budget becomes one tail (deterministic either way).
  */
 import type { Node } from './ir';
 
@@ -33,7 +34,7 @@ export class SubtreeCache {
     for (const e of this.entries.get(key) ?? []) {
       if (e.raw !== raw) continue;
       let ok = true;
-      for (const [loc, c] of e.deps) if (countAbove(loc) !== c) (ok = false);
+      for (const [loc, c] of e.deps) if (countAbove(loc) !== c) ok = false;
       if (ok) return e;
     }
     return undefined;

@@ -83,7 +83,7 @@ export const TEXT = {
   rootNever: () => 'Original schema accepts no value (see the standard view).',
   typeInferred: (t: string) => `Type inferred: ${t}.`,
   typesNarrowed: (kept: string, dropped: string) => `Typed as ${kept} here; the original also accepts ${dropped}.`,
-  pruned: () => 'Omitted: nested too deeply for the compact view (see the standard view).',
+  pruned: () => 'Omitted: not expanded in the compact view (see the standard view).',
   fallback: () => 'Arguments schema too complex for the compact view; see the standard view.',
   moreInStandardView: () => '… (more constraints in the standard view)',
 } as const;

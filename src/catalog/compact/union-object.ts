@@ -5,7 +5,7 @@
  * as notes: discriminated unions (pitfall 18, T12) and "Exactly one of" input sources (T11, T39).
  */
 import { canonical } from './json';
-import { isAny, note, withNotes, type IrNote, type Mutable, type Node } from './ir';
+import { anyNode, isAny, note, withNotes, type IrNote, type Mutable, type Node } from './ir';
 import { literal, TEXT } from './notes';
 import { union, type UnionKind } from './union';
 import type { CompileContext } from './context';
@@ -29,6 +29,8 @@ export function mergeObjectFamily(cs: readonly Node[], kind: UnionKind, origin: 
       const p = c.properties?.get(name);
       if (p !== undefined) schemas.push(p);
       else if (c.additionalProperties !== undefined && c.additionalProperties !== false) schemas.push(c.additionalProperties);
+      // a tail stands for structure that was not expanded: it may declare this name, so no G2 shortcut
+      else if (c.tail && c.additionalProperties === undefined) schemas.push(anyNode());
     }
     props.set(name, schemas.length === 1 ? schemas[0] : union(schemas, 'anyOf', origin, ctx));
   }

@@ -1,0 +1,57 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+
+/**
+ * Listening and graceful shutdown (issue 7): on shutdown the server stops accepting, tells keep-alive clients
+ * to go elsewhere (`Connection: close`), lets every in-flight request finish (up to `drainMs`), and only then
+ * lets the caller close pools.
+ */
+export class HttpServer {
+  private server: Server | null = null;
+  private inFlight = 0;
+  private draining = false;
+  private idle: Array<() => void> = [];
+
+  constructor(private readonly app: Express) {}
+
+  /** Middleware counting in-flight requests; install first. */
+  readonly track = (req: unknown, res: import('express').Response, next: () => void): void => {
+    this.inFlight++;
+    if (this.draining) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const f of this.idle.splice(0)) f();
+    });
+    next();
+  };
+
+  listen(port: number, host: string): Promise<{ server: Server; url: string }> {
+    return new Promise((resolve, reject) => {
+      const s = this.app.listen(port, host, (err?: Error) => {
+        if (err) return reject(err);
+        this.server = s;
+        const addr = s.address();
+        const p = typeof addr === 'object' && addr ? addr.port : port;
+        resolve({ server: s, url: `http://${host.includes(':') ? `[${host}]` : host}:${p}` });
+      });
+    });
+  }
+
+  get activeRequests(): number {
+    return this.inFlight;
+  }
+
+  async drain(drainMs: number): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.draining = true;
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    server.closeIdleConnections();
+    const drained = this.inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => this.idle.push(r));
+    const timer = new Promise<void>((r) => setTimeout(r, drainMs).unref());
+    await Promise.race([drained, timer]);
+    server.closeAllConnections();
+    await closed;
+    this.server = null;
+  }
+}

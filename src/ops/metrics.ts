@@ -1,0 +1,97 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { CatalogCache } from '../cache/catalog-cache';
+
+/**
+ * Prometheus metrics (issue 7): request rate and latency per route, cache hits and misses, sync results per
+ * source, database pool use. Route labels are the route patterns, never raw paths (bounded cardinality).
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly syncResults: Counter<'source' | 'status'>;
+  middleware(req: Request, res: Response, next: NextFunction): void;
+}
+
+export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'toolcat_process_' });
+  const requests = new Counter({ name: 'toolcat_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'toolcat_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const syncResults = new Counter({ name: 'toolcat_source_sync_total', help: 'MCP source syncs by source and resulting status', labelNames: ['source', 'status'], registers: [registry] });
+  new Gauge({
+    name: 'toolcat_cache_hits_total',
+    help: 'Catalog documents served from the cache (monotonic)',
+    registers: [registry],
+    collect() {
+      this.set(opts.cache.stats().hits);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_cache_misses_total',
+    help: 'Catalog documents built because the cache had none (monotonic)',
+    registers: [registry],
+    collect() {
+      this.set(opts.cache.stats().misses);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_cache_bytes',
+    help: 'Bytes held by the response cache, by layer',
+    labelNames: ['layer'],
+    registers: [registry],
+    collect() {
+      const s = opts.cache.stats();
+      this.set({ layer: 'documents' }, s.documentBytes);
+      this.set({ layer: 'descriptors' }, s.descriptorBytes);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_db_pool_connections',
+    help: 'Database pool connections by state (PostgreSQL; SQLite has one embedded connection)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const pool = poolOf(opts.dataSource);
+      if (pool) {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      } else {
+        this.set({ state: 'total' }, opts.dataSource.isInitialized ? 1 : 0);
+      }
+    },
+  });
+  return {
+    registry,
+    syncResults,
+    middleware(req, res, next) {
+      const end = latency.startTimer();
+      res.once('finish', () => {
+        const route = routeOf(req);
+        end({ route });
+        requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      });
+      next();
+    },
+  };
+}
+
+function routeOf(req: Request): string {
+  const p = req.path;
+  if (p === '/tools') return '/tools';
+  if (p.startsWith('/tools/')) return '/tools/:toolId';
+  if (p === '/graphql' || p === '/capabilities' || p === '/healthz' || p === '/readyz' || p === '/metrics') return p;
+  return 'other';
+}
+
+function poolOf(ds: DataSource): { totalCount: number; idleCount: number; waitingCount: number } | null {
+  const driver = ds.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } };
+  return ds.options.type === 'postgres' && driver.master ? driver.master : null;
+}

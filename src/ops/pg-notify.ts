@@ -1,0 +1,55 @@
+import { Client } from 'pg';
+import type { Logger } from '../shared/logger';
+
+export const CATALOG_CHANNEL = 'toolcat_catalog';
+
+/**
+ * PostgreSQL LISTEN on the catalog channel (issue 7): every replica hears a committed catalog change at once
+ * and drops its cached answers. A dropped connection is re-established with backoff; the periodic version
+ * poll covers anything missed meanwhile.
+ */
+export class CatalogListener {
+  private client: Client | null = null;
+  private stopped = false;
+  private retryMs = 250;
+
+  constructor(
+    private readonly url: string,
+    private readonly onNotify: () => void,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
+    client.on('notification', () => this.onNotify());
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      if (this.client === client) this.client = null;
+      this.retry();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATALOG_CHANNEL}`);
+      this.client = client;
+      this.retryMs = 250;
+      this.onNotify(); // changes made while we were not listening
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const c = this.client;
+    this.client = null;
+    await c?.end().catch(() => undefined);
+  }
+
+  private retry(): void {
+    if (this.stopped) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, 5000);
+    setTimeout(() => void this.start().catch((err) => this.log.debug({ err }, 'LISTEN reconnect failed')), wait).unref();
+  }
+}
