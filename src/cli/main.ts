@@ -47,14 +47,19 @@ program
       );
     }
     const drainMs = Number(process.env.TOOLCAT_DRAIN_MS ?? 10_000);
+    let stopping = false;
     const stop = async () => {
+      if (stopping) return;
+      stopping = true;
       app.log.info({ drainMs }, 'shutting down: draining in-flight requests');
       await app.close(drainMs);
       app.log.info('stopped');
       process.exit(0);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // `on`, not `once`: a library's signal-exit hook re-raises the signal when it sees no other listener left,
+    // which would kill the process in the middle of draining.
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
   });
 
 program

@@ -65,6 +65,7 @@ export function buildExpressApp(deps: {
       logger: log,
       genReqId: (req) => String((req as { id?: string }).id),
       quietReqLogger: true,
+      customAttributeKeys: { reqId: 'requestId' },
       serializers: { req: (r: { method: string; url: string }) => ({ method: r.method, path: r.url.split('?')[0].slice(0, 300) }), res: (r: { statusCode: number }) => ({ status: r.statusCode }) },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
     }),

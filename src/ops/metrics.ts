@@ -15,7 +15,7 @@ export interface Metrics {
 
 export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource }): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'toolcat_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'toolcat_' });
   const requests = new Counter({ name: 'toolcat_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
   const latency = new Histogram({
     name: 'toolcat_http_request_duration_seconds',

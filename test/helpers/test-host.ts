@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import pino from 'pino';
+import { createLogger } from '../../src/shared/logger';
 import { type App, createApp } from '../../src/app';
 import { type Config, testConfig } from '../../src/config/config';
 import type { DatabaseConfig } from '../../src/config/config';
@@ -40,7 +40,7 @@ export async function startHost(db: DatabaseConfig, overrides: Partial<Config> =
       cb();
     },
   });
-  const log = pino({ level: 'debug' }, sink);
+  const log = createLogger('debug', sink);
   const app = await createApp(testConfig({ db, ...overrides }), { log });
   const { url } = await app.listen(0, '127.0.0.1');
   let adminKey = '';

@@ -1,0 +1,105 @@
+/**
+ * Operations (issue 7): liveness and readiness (migrations current), the named Prometheus series, JSON logs
+ * with the request id on every request line and no secrets, graceful shutdown without dropping in-flight work.
+ */
+import { expect } from 'chai';
+import { createDataSource } from '../../src/persistence/data-source';
+import { forEachDatabase } from '../helpers/databases';
+import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
+import { CLI, gqlAt, run, startReplica } from '../helpers/processes';
+import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
+
+forEachDatabase('operations', (database) => {
+  let host: TestHost;
+  let drop: () => Promise<void>;
+  let dbConfig: Awaited<ReturnType<typeof database.create>>['db'];
+  before(async () => {
+    const created = await database.create();
+    drop = created.drop;
+    dbConfig = created.db;
+    host = await startHost(created.db, { healthProbeMs: 100 });
+  });
+  after(async () => {
+    await host?.close();
+    await drop?.();
+  });
+
+  it('/healthz is alive; /readyz is ready only while migrations are current', async function () {
+    this.timeout(20000);
+    expect((await host.get('/healthz')).json()).to.deep.equal({ status: 'alive' });
+    expect((await host.get('/readyz')).json()).to.deep.equal({ status: 'ready', database: 'up' });
+    const ds = createDataSource(dbConfig);
+    await ds.initialize();
+    try {
+      await ds.undoLastMigration({ transaction: 'all' });
+      await until(async () => (await host.get('/readyz')).status === 503, 5000);
+      expect((await host.get('/readyz')).json()).to.deep.equal({ status: 'not-ready', database: 'up' });
+      await ds.runMigrations({ transaction: 'all' });
+      await until(async () => (await host.get('/readyz')).status === 200, 5000);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('/metrics exposes request rate and latency per route, cache hits and misses, sync results, pool use', async () => {
+    const t = await aTenantWithKey(host, 'metrics');
+    await aGrant(host, { tenantId: t.tenantId, toolPattern: '*' });
+    await host.get('/tools', t.key);
+    await host.get('/tools', t.key);
+    await host.get('/tools/ext.none', t.key);
+    await host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { name: 'm', transport: 'stdio', command: '/nonexistent/binary', syncIntervalSeconds: 0 } });
+    await host.gqlOk('mutation { syncSource(name: "m") { status } }');
+    const text = (await host.get('/metrics')).text;
+    for (const series of [
+      /toolcat_http_requests_total\{route="\/tools",method="GET",status="200"\} [1-9]/,
+      /toolcat_http_requests_total\{route="\/tools\/:toolId",method="GET",status="404"\} [1-9]/,
+      /toolcat_http_request_duration_seconds_bucket\{le="0\.005",route="\/tools"\}/,
+      /toolcat_cache_hits_total [1-9]/,
+      /toolcat_cache_misses_total [1-9]/,
+      /toolcat_source_sync_total\{source="m",status="failing"\} 1/,
+      /toolcat_db_pool_connections\{state="total"\} [1-9]/,
+      /toolcat_process_resident_memory_bytes/,
+    ]) expect(text).to.match(series);
+  });
+
+  it('JSON logs: every line of a request carries its id; authorization and secrets never appear', async () => {
+    const t = await aTenantWithKey(host, 'logs');
+    const before = host.logs.length;
+    const res = await fetch(`${host.url}/tools/nope?x=1`, { headers: { authorization: `Bearer ${t.key}`, 'x-request-id': 'req-log-check-1' } });
+    expect(res.headers.get('x-request-id')).to.equal('req-log-check-1');
+    await fetch(`${host.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'x-request-id': 'req-log-check-2' }, body: '{"query":"{ nope }"}' });
+    const lines = host.logs.slice(before).flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const ours = lines.filter((l) => JSON.stringify(l).includes('req-log-check'));
+    expect(ours.length).to.be.greaterThan(0);
+    for (const l of lines) expect(l.requestId, JSON.stringify(l)).to.be.a('string');
+    expect(JSON.stringify(lines)).not.to.include(t.key);
+  });
+});
+
+describe('graceful shutdown (SIGTERM)', function () {
+  this.timeout(60000);
+  it('stops accepting, lets the in-flight request finish, then exits 0', async () => {
+    const dir = (await import('node:fs')).mkdtempSync((await import('node:path')).join((await import('node:os')).tmpdir(), 'toolcat-drain-'));
+    const env = { TOOLCAT_SQLITE_PATH: `${dir}/d.sqlite`, DATABASE_URL: '', LOG_LEVEL: 'info', TOOLCAT_SYNC_TIMEOUT_MS: '2500' };
+    await run(process.execPath, [CLI, 'tenants', 'create', 'ops'], { env: { ...process.env, ...env } });
+    const admin = (await run(process.execPath, [CLI, 'keys', 'create', '--tenant', 'ops', '--admin'], { env: { ...process.env, ...env } })).stdout.trim();
+    const replica = await startReplica(env);
+    const control = hostileControl();
+    control.setMode('hang');
+    await gqlAt(replica.url, admin, 'mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
+      i: { name: 'slow', transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], syncIntervalSeconds: 0, env: Object.entries(control.env).map(([name, value]) => ({ name, value })) },
+    });
+    // A request that takes ~2.5 s (a sync of a server that never answers), in flight when SIGTERM arrives.
+    const started = Date.now();
+    const slow = gqlAt<{ syncSource: { status: string } }>(replica.url, admin, 'mutation { syncSource(name: "slow") { status } }');
+    await new Promise((r) => setTimeout(r, 400));
+    const exited = replica.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await fetch(`${replica.url}/healthz`).then(() => false, () => true);
+    const result = await slow;
+    expect(result.syncSource.status).to.equal('failing');
+    expect(Date.now() - started).to.be.greaterThan(2000);
+    expect(refused, 'a new connection after SIGTERM is refused').to.equal(true);
+    expect(await exited).to.equal(0);
+  });
+});
