@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { compact } from '../catalog/compact';
 import { createApp } from '../app';
 import { SYSTEM_ACTOR, runAudited } from '../audit/audit-context';
 import { type Config, ConfigError, loadConfig } from '../config/config';
@@ -103,6 +105,22 @@ program
     if (failed) process.exitCode = 1;
   });
 
+program
+  .command('compact [file]')
+  .description('print the compact view of a JSON Schema (file or stdin) as JSON, as agents get it with ?view=compact')
+  .option('--notes', 'print { "schema", "notes" }: the schema and what compaction relaxed')
+  .action(async (file: string | undefined, o: { notes?: boolean }) => {
+    const text = file && file !== '-' ? readFileSync(file, 'utf8') : await readStdin();
+    let schema: unknown;
+    try {
+      schema = JSON.parse(text);
+    } catch (err) {
+      throw new CatalogError('BAD_USER_INPUT', `${file ?? 'stdin'} is not JSON: ${(err as Error).message}`);
+    }
+    const result = compact(schema);
+    process.stdout.write(`${JSON.stringify(o.notes ? { schema: result.schema, notes: result.notes } : result.schema, null, 2)}\n`);
+  });
+
 const tenants = program.command('tenants').description('manage tenants');
 tenants
   .command('create <name>')
@@ -160,6 +178,16 @@ program
       process.stdout.write(`${g.id}\n`);
     }),
   );
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (c) => (data += c));
+    process.stdin.on('end', () => resolve(data));
+    process.stdin.on('error', reject);
+  });
+}
 
 async function withApp(fn: (app: Awaited<ReturnType<typeof createApp>>) => Promise<void>): Promise<void> {
   const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), configFile: null, startSources: false };

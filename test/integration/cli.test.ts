@@ -58,6 +58,32 @@ describe('toolcat CLI', function () {
     expect(badEnv?.stderr).to.match(/PORT must be an integer/);
   });
 
+  it('compact prints the compact schema (file or stdin); --notes adds what was relaxed; bad input is a clear error', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(dir, 'schema.json');
+    writeFileSync(file, JSON.stringify({ type: 'object', properties: { x: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, not: { $ref: '#/$defs/N' } }, $defs: { N: { type: 'boolean' } } }));
+    const plain = JSON.parse((await cli('compact', file)).stdout) as Record<string, unknown>;
+    expect(plain).to.deep.include({ type: 'object' });
+    expect(JSON.stringify(plain)).not.to.match(/"(oneOf|\$ref|\$defs)"/);
+    expect((plain.properties as Record<string, unknown>).not).to.deep.equal({ type: 'boolean' });
+    const withNotes = JSON.parse((await cli('compact', file, '--notes')).stdout) as { schema: unknown; notes: Array<{ action: string }> };
+    expect(withNotes.schema).to.deep.equal(plain);
+    expect(withNotes.notes.map((n) => n.action)).to.include('inlined');
+    const piped = await new Promise<string>((resolve, reject) => {
+      const { spawn } = require('node:child_process') as typeof import('node:child_process');
+      const p = spawn(process.execPath, [CLI, 'compact'], { env });
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += String(c)));
+      p.on('exit', (code: number) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+      p.stdin.end('{"anyOf":[{"type":"object"}]}');
+    });
+    expect(JSON.parse(piped)).to.have.property('type', 'object');
+    writeFileSync(join(dir, 'bad.json'), '{nope');
+    const bad = await cli('compact', join(dir, 'bad.json')).then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(bad?.code).to.equal(1);
+    expect(bad?.stderr).to.match(/is not JSON/);
+  });
+
   it('serve refuses to start with pending migrations unless told to run them', async () => {
     const fresh = { ...env, TOOLCAT_SQLITE_PATH: join(dir, 'fresh.sqlite'), TOOLCAT_MIGRATE: 'false' };
     const err = await run(process.execPath, [CLI, 'serve', '--port', '0'], { env: fresh, timeout: 20000 }).then(() => null, (e: { code: number; stderr: string }) => e);
