@@ -31,6 +31,8 @@ export function buildApollo(services: AppServices, sec: SecurityConfig, log: Log
     formatError: makeFormatError(log),
     introspection: sec.introspection,
     csrfPrevention: true,
+    // Automatic persisted queries are not used: a client sending one gets PERSISTED_QUERY_NOT_SUPPORTED (400).
+    persistedQueries: false,
     allowBatchedHttpRequests: sec.graphqlLimits.maxBatch > 1,
     validationRules: validationRulesFor(sec.graphqlLimits),
     parseOptions: parseOptionsFor(sec.graphqlLimits),

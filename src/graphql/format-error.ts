@@ -26,6 +26,11 @@ export function makeFormatError(log: Logger) {
     if (typeof code === 'string' && PASS_THROUGH.has(code)) {
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
     }
+    if (!formatted.path && code === undefined) {
+      // Not raised while resolving a field: a request-level problem (Apollo's own checks), i.e. the client's.
+      log.info({ message: formatted.message.slice(0, 200) }, 'GraphQL request refused');
+      return { message: formatted.message.slice(0, 500), locations: formatted.locations, extensions: { code: 'BAD_REQUEST' } };
+    }
     log.error({ err: original, path: formatted.path }, 'unexpected error in GraphQL execution');
     return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   };
