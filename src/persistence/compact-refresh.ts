@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { compactFor, compactKeyOf } from '../catalog/compact-view';
+import { COMPACTOR_VERSION } from '../catalog/compact';
+import { compactFor } from '../catalog/compact-view';
 import type { Logger } from '../shared/logger';
 import { bumpCatalogVersion } from './catalog-version';
 import { ToolEntity } from './tool.entity';
@@ -10,8 +11,10 @@ import { servedHashOf, toEntity, toRecord } from './tool-record.mapper';
  * version (or predates the column). Once per schema version, never per request (issue 3).
  */
 export async function refreshCompactForms(ds: DataSource, log: Logger): Promise<number> {
-  const rows = await ds.getRepository(ToolEntity).find({ select: { toolId: true, inputSchema: true, compactKey: true } });
-  const stale = rows.filter((r) => r.compactKey !== compactKeyOf(r.inputSchema)).map((r) => r.toolId);
+  // The key ends with the compactor version: stale rows are found in SQL, without loading every schema.
+  const stale = (
+    await ds.getRepository(ToolEntity).createQueryBuilder('t').select('t.tool_id', 'tool_id').where('t.compact_key NOT LIKE :suffix', { suffix: `%:${COMPACTOR_VERSION}` }).getRawMany<{ tool_id: string }>()
+  ).map((r) => r.tool_id);
   if (!stale.length) return 0;
   await ds.transaction(async (m) => {
     for (const toolId of stale) {
