@@ -73,6 +73,8 @@ describe('compact(): refs and recursion (§4.3)', () => {
     const r = compact({ $defs, type: 'object', properties: { root: { $ref: '#/$defs/D0' } } });
     expect(r.fallback).to.equal(false);
     expect(JSON.stringify(r.schema).length).to.be.at.most(64 * 1024);
+    expect(r.notes.length).to.be.at.most(200);
+    expect(r.notes[r.notes.length - 1].action).to.equal('truncated');
   });
 });
 

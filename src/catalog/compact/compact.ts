@@ -14,7 +14,7 @@ import { rootify } from './rootify';
 import { DEFAULT_OPTIONS, type CompactNote, type CompactOptions, type CompactResult, type JsonObject, type JsonValue } from './types';
 
 /** Bump whenever the output for some input changes: it is part of the cache key (§4.8). */
-export const COMPACTOR_VERSION = '1.0.0';
+export const COMPACTOR_VERSION = '1.1.0';
 
 interface Attempt {
   maxRecursion: number;
@@ -82,10 +82,18 @@ function withRootSuffix(schema: JsonObject): JsonObject {
   return Object.fromEntries(entries) as JsonObject;
 }
 
+/** The report is bounded too (a diamond can inline hundreds of refs). */
+const MAX_REPORT_NOTES = 200;
+
 function finish(r: AttemptResult, original: unknown): CompactResult {
   // G1 self-check with the same schema-aware walker the conformance suite uses (TC-VIEW-3)
   if (findBannedKeywords(r.schema).length > 0) return fallback(original, 'banned');
-  return { schema: r.schema, notes: r.notes, fallback: false, truncated: r.truncated };
+  let notes = r.notes;
+  if (notes.length > MAX_REPORT_NOTES) {
+    const rest = notes.length - (MAX_REPORT_NOTES - 1);
+    notes = [...notes.slice(0, MAX_REPORT_NOTES - 1), { path: '', origin: '', rule: 'report', action: 'truncated', text: TEXT.reportTruncated(rest) }];
+  }
+  return { schema: r.schema, notes, fallback: false, truncated: r.truncated };
 }
 
 function fallback(original: unknown, reason: string): CompactResult {

@@ -69,9 +69,12 @@ export class Emitter {
     }
     let maxItems = n.maxItems;
     const prunedItems = this.opts.truncation === 'prune' && n.items?.tail === true;
+    const typedArray = canNest && n.types?.includes('array') === true;
     if (n.items !== undefined && n.items.never === undefined && !prunedItems) {
-      out.push(['items', this.emit(n.items, `${path}/items`, depth + 1)]);
-    } else if (n.items !== undefined || (canNest && n.types?.includes('array'))) {
+      // an empty child is `{}`: kept only where the typed-array rule would add it anyway (idempotence)
+      const items = this.emit(n.items, `${path}/items`, depth + 1);
+      if (Object.keys(items).length > 0 || typedArray) out.push(['items', items]);
+    } else if (n.items !== undefined || typedArray) {
       out.push(['items', {}]);
       if (n.items !== undefined) maxItems = 0;
     }
@@ -85,7 +88,10 @@ export class Emitter {
     if (required.length > 0 && (canNest || isRoot)) out.push(['required', required]);
     const ap = n.additionalProperties;
     if (ap === false) out.push(['additionalProperties', false]);
-    else if (ap !== undefined) out.push(['additionalProperties', this.emit(ap, `${path}/additionalProperties`, depth + 1)]);
+    else if (ap !== undefined) {
+      const emitted = this.emit(ap, `${path}/additionalProperties`, depth + 1);
+      if (Object.keys(emitted).length > 0) out.push(['additionalProperties', emitted]); // `{}` = absent
+    }
     if (n.minProperties !== undefined) out.push(['minProperties', n.minProperties]);
     if (n.maxProperties !== undefined) out.push(['maxProperties', n.maxProperties]);
     if (n.default !== undefined) out.push(['default', toPlain(n.default.value)]);

@@ -86,6 +86,7 @@ export const TEXT = {
   pruned: () => 'Omitted: not expanded in the compact view (see the standard view).',
   fallback: () => 'Arguments schema too complex for the compact view; see the standard view.',
   moreInStandardView: () => '… (more constraints in the standard view)',
+  reportTruncated: (n: number) => `${n} more report notes omitted.`,
 } as const;
 
 function lowerFirst(s: string): string {
