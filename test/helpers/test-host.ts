@@ -110,3 +110,35 @@ export async function anExtension(
     i: { description: `${input.name} tool`, inputSchema: { type: 'object', properties: {} }, ...input },
   });
 }
+
+/**
+ * One database and one host for a whole describe block (before/after hooks registered here). `setup` runs
+ * once after start. Read `s.host` and `s.db` inside tests and hooks (they exist only once `before` ran).
+ */
+export function hostPerSuite(
+  database: { create(): Promise<{ db: DatabaseConfig; drop(): Promise<void> }> },
+  overrides: Partial<Config> = {},
+  setup?: (host: TestHost) => Promise<void>,
+): { readonly host: TestHost; readonly db: DatabaseConfig } {
+  const state: { host?: TestHost; db?: DatabaseConfig; drop?: () => Promise<void> } = {};
+  before(async function () {
+    this.timeout(60000);
+    const created = await database.create();
+    state.db = created.db;
+    state.drop = created.drop;
+    state.host = await startHost(created.db, overrides);
+    await setup?.(state.host);
+  });
+  after(async () => {
+    await state.host?.close();
+    await state.drop?.();
+  });
+  return {
+    get host() {
+      return state.host!;
+    },
+    get db() {
+      return state.db!;
+    },
+  };
+}

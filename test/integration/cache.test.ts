@@ -8,53 +8,42 @@ import { createDataSource } from '../../src/persistence/data-source';
 import { GrantService } from '../../src/services/grant.service';
 import { forEachDatabase } from '../helpers/databases';
 import { until } from '../helpers/mcp-servers';
-import { type TestHost, aGrant, aPrincipal, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
+import { aGrant, aPrincipal, aTenantWithKey, anExtension, hostPerSuite, startHost } from '../helpers/test-host';
 
 forEachDatabase('response cache', (database) => {
-  let host: TestHost;
-  let drop: () => Promise<void>;
-  let dbConfig: Awaited<ReturnType<typeof database.create>>['db'];
-  before(async () => {
-    const created = await database.create();
-    drop = created.drop;
-    dbConfig = created.db;
-    host = await startHost(created.db, { versionPollMs: 100 });
-    for (const n of ['alpha', 'beta', 'gamma']) await anExtension(host, { name: n, safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
+  const suite = hostPerSuite(database, { versionPollMs: 100 }, async (h) => {
+    for (const n of ['alpha', 'beta', 'gamma']) await anExtension(h, { name: n, safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
   });
-  after(async () => {
-    await host?.close();
-    await drop?.();
-  });
-  const ids = async (key: string) => ((await host.get('/tools', key)).json() as Array<{ toolId: string }>).map((d) => d.toolId);
+  const ids = async (key: string) => ((await suite.host.get('/tools', key)).json() as Array<{ toolId: string }>).map((d) => d.toolId);
 
   it('grants, classifications, tool edits and revocations are visible on the very next request', async () => {
-    const t = await aTenantWithKey(host, 'fresh');
+    const t = await aTenantWithKey(suite.host, 'fresh');
     expect(await ids(t.key)).to.deep.equal([]);
-    const g = await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.a*' });
+    const g = await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: 'ext.a*' });
     expect(await ids(t.key)).to.deep.equal(['ext.alpha']);
-    const etag1 = (await host.get('/tools', t.key)).headers.get('etag');
-    await anExtension(host, { name: 'alpha', safetyTier: 'write', replayPolicy: 'idempotent', egress: 'none', description: 'changed' });
-    const after = await host.get('/tools', t.key);
+    const etag1 = (await suite.host.get('/tools', t.key)).headers.get('etag');
+    await anExtension(suite.host, { name: 'alpha', safetyTier: 'write', replayPolicy: 'idempotent', egress: 'none', description: 'changed' });
+    const after = await suite.host.get('/tools', t.key);
     expect(after.headers.get('etag')).not.to.equal(etag1);
     expect((after.json() as Array<{ safetyTier: string; description: string }>)[0]).to.include({ safetyTier: 'write', description: 'changed' });
-    expect((await host.get('/tools', t.key, { 'if-none-match': etag1! })).status).to.equal(200);
-    await host.gqlOk('mutation($id: ID!) { deleteGrant(id: $id) }', { id: g });
+    expect((await suite.host.get('/tools', t.key, { 'if-none-match': etag1! })).status).to.equal(200);
+    await suite.host.gqlOk('mutation($id: ID!) { deleteGrant(id: $id) }', { id: g });
     expect(await ids(t.key)).to.deep.equal([]);
-    await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: t.principalId });
-    expect((await host.get('/tools', t.key)).status).to.equal(401);
+    await suite.host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: t.principalId });
+    expect((await suite.host.get('/tools', t.key)).status).to.equal(401);
   });
 
   it('principals who see the same set share one cached document; an unchanged catalog is served from cache', async () => {
-    const t = await aTenantWithKey(host, 'shared');
-    await aGrant(host, { tenantId: t.tenantId, toolPattern: '*' });
-    const other = await aPrincipal(host, t.tenantId, 'second');
-    const first = await host.get('/tools', t.key);
-    const before = host.app.cache.stats();
-    const second = await host.get('/tools', other.key);
-    const third = await host.get('/tools', t.key);
+    const t = await aTenantWithKey(suite.host, 'shared');
+    await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: '*' });
+    const other = await aPrincipal(suite.host, t.tenantId, 'second');
+    const first = await suite.host.get('/tools', t.key);
+    const before = suite.host.app.cache.stats();
+    const second = await suite.host.get('/tools', other.key);
+    const third = await suite.host.get('/tools', t.key);
     expect(second.text).to.equal(first.text);
     expect(third.headers.get('etag')).to.equal(first.headers.get('etag'));
-    const after = host.app.cache.stats();
+    const after = suite.host.app.cache.stats();
     expect(after.documents).to.equal(before.documents);
     expect(after.hits - before.hits).to.equal(2);
     expect(after.misses - before.misses).to.equal(0);
@@ -62,9 +51,9 @@ forEachDatabase('response cache', (database) => {
 
   it("another process's write (CLI, another replica) is picked up by the version poll", async function () {
     this.timeout(20000);
-    const t = await aTenantWithKey(host, 'external');
+    const t = await aTenantWithKey(suite.host, 'external');
     expect(await ids(t.key)).to.deep.equal([]);
-    const ds = createDataSource(dbConfig);
+    const ds = createDataSource(suite.db);
     await ds.initialize();
     try {
       await new GrantService(ds).createGrantUnchecked({ tenantId: t.tenantId, toolPattern: 'ext.beta' });
@@ -78,7 +67,7 @@ forEachDatabase('response cache', (database) => {
 
   it('memory stays within the configured bound under many tenants', async function () {
     this.timeout(60000);
-    const small = await startHost(dbConfig, { cache: { maxDocumentBytes: 20_000, maxDescriptorBytes: 20_000, maxVisibleSetBytes: 20_000 }, startSources: false });
+    const small = await startHost(suite.db, { cache: { maxDocumentBytes: 20_000, maxDescriptorBytes: 20_000, maxVisibleSetBytes: 20_000 }, startSources: false });
     try {
       for (let i = 0; i < 40; i++) {
         const t = await aTenantWithKey(small, `many-${i}`);

@@ -7,49 +7,37 @@ import { createDataSource } from '../../src/persistence/data-source';
 import { forEachDatabase } from '../helpers/databases';
 import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
 import { CLI, gqlAt, run, startReplica } from '../helpers/processes';
-import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
+import { aGrant, aTenantWithKey, hostPerSuite } from '../helpers/test-host';
 
 forEachDatabase('operations', (database) => {
-  let host: TestHost;
-  let drop: () => Promise<void>;
-  let dbConfig: Awaited<ReturnType<typeof database.create>>['db'];
-  before(async () => {
-    const created = await database.create();
-    drop = created.drop;
-    dbConfig = created.db;
-    host = await startHost(created.db, { healthProbeMs: 100 });
-  });
-  after(async () => {
-    await host?.close();
-    await drop?.();
-  });
+  const suite = hostPerSuite(database, { healthProbeMs: 100 });
 
   it('/healthz is alive; /readyz is ready only while migrations are current', async function () {
     this.timeout(20000);
-    expect((await host.get('/healthz')).json()).to.deep.equal({ status: 'alive' });
-    expect((await host.get('/readyz')).json()).to.deep.equal({ status: 'ready', database: 'up' });
-    const ds = createDataSource(dbConfig);
+    expect((await suite.host.get('/healthz')).json()).to.deep.equal({ status: 'alive' });
+    expect((await suite.host.get('/readyz')).json()).to.deep.equal({ status: 'ready', database: 'up' });
+    const ds = createDataSource(suite.db);
     await ds.initialize();
     try {
       await ds.undoLastMigration({ transaction: 'all' });
-      await until(async () => (await host.get('/readyz')).status === 503, 5000);
-      expect((await host.get('/readyz')).json()).to.deep.equal({ status: 'not-ready', database: 'up' });
+      await until(async () => (await suite.host.get('/readyz')).status === 503, 5000);
+      expect((await suite.host.get('/readyz')).json()).to.deep.equal({ status: 'not-ready', database: 'up' });
       await ds.runMigrations({ transaction: 'all' });
-      await until(async () => (await host.get('/readyz')).status === 200, 5000);
+      await until(async () => (await suite.host.get('/readyz')).status === 200, 5000);
     } finally {
       await ds.destroy();
     }
   });
 
   it('/metrics exposes request rate and latency per route, cache hits and misses, sync results, pool use', async () => {
-    const t = await aTenantWithKey(host, 'metrics');
-    await aGrant(host, { tenantId: t.tenantId, toolPattern: '*' });
-    await host.get('/tools', t.key);
-    await host.get('/tools', t.key);
-    await host.get('/tools/ext.none', t.key);
-    await host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { name: 'm', transport: 'stdio', command: '/nonexistent/binary', syncIntervalSeconds: 0 } });
-    await host.gqlOk('mutation { syncSource(name: "m") { status } }');
-    const text = (await host.get('/metrics')).text;
+    const t = await aTenantWithKey(suite.host, 'metrics');
+    await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: '*' });
+    await suite.host.get('/tools', t.key);
+    await suite.host.get('/tools', t.key);
+    await suite.host.get('/tools/ext.none', t.key);
+    await suite.host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { name: 'm', transport: 'stdio', command: '/nonexistent/binary', syncIntervalSeconds: 0 } });
+    await suite.host.gqlOk('mutation { syncSource(name: "m") { status } }');
+    const text = (await suite.host.get('/metrics')).text;
     for (const series of [
       /toolcat_http_requests_total\{route="\/tools",method="GET",status="200"\} [1-9]/,
       /toolcat_http_requests_total\{route="\/tools\/:toolId",method="GET",status="404"\} [1-9]/,
@@ -63,12 +51,12 @@ forEachDatabase('operations', (database) => {
   });
 
   it('JSON logs: every line of a request carries its id; authorization and secrets never appear', async () => {
-    const t = await aTenantWithKey(host, 'logs');
-    const before = host.logs.length;
-    const res = await fetch(`${host.url}/tools/nope?x=1`, { headers: { authorization: `Bearer ${t.key}`, 'x-request-id': 'req-log-check-1' } });
+    const t = await aTenantWithKey(suite.host, 'logs');
+    const before = suite.host.logs.length;
+    const res = await fetch(`${suite.host.url}/tools/nope?x=1`, { headers: { authorization: `Bearer ${t.key}`, 'x-request-id': 'req-log-check-1' } });
     expect(res.headers.get('x-request-id')).to.equal('req-log-check-1');
-    await fetch(`${host.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'x-request-id': 'req-log-check-2' }, body: '{"query":"{ nope }"}' });
-    const lines = host.logs.slice(before).flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    await fetch(`${suite.host.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'x-request-id': 'req-log-check-2' }, body: '{"query":"{ nope }"}' });
+    const lines = suite.host.logs.slice(before).flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((l) => JSON.parse(l) as Record<string, unknown>);
     const ours = lines.filter((l) => JSON.stringify(l).includes('req-log-check'));
     expect(ours.length).to.be.greaterThan(0);
     for (const l of lines) expect(l.requestId, JSON.stringify(l)).to.be.a('string');
