@@ -3,7 +3,6 @@ import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GraphQLError } from 'graphql';
-import { pinoHttp } from 'pino-http';
 import type { SecurityConfig } from '../config/security-config';
 import { type Authenticate, type GraphQLContext, buildContext } from '../graphql/context';
 import { graphqlHttpGuards } from '../graphql/limits';
@@ -18,6 +17,11 @@ import { createRestRouter } from '../rest/router';
 import type { Logger } from '../shared/logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The id the first middleware gave this request (from a valid X-Request-Id, or generated). */
+function requestIdOf(req: Request): string {
+  return String((req as Request & { id?: string }).id);
+}
 const UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
 
 /**
@@ -39,7 +43,7 @@ export function buildExpressApp(deps: {
   const contextFor = (req: Request): Promise<GraphQLContext> => {
     let ctx = contexts.get(req);
     if (!ctx) {
-      ctx = buildContext(deps.authenticate, req.headers, String(req.id)).catch((err: unknown) => {
+      ctx = buildContext(deps.authenticate, req.headers, requestIdOf(req)).catch((err: unknown) => {
         if (!isDatabaseUnavailable(err)) throw err;
         health.markDown();
         throw new ServiceUnavailableError(err);
@@ -60,16 +64,19 @@ export function buildExpressApp(deps: {
     res.setHeader('X-Request-Id', id);
     runInRequest(id, next);
   });
-  app.use(
-    pinoHttp({
-      logger: log,
-      genReqId: (req) => String((req as { id?: string }).id),
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'requestId' },
-      serializers: { req: (r: { method: string; url: string }) => ({ method: r.method, path: r.url.split('?')[0].slice(0, 300) }), res: (r: { statusCode: number }) => ({ status: r.statusCode }) },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-    }),
-  );
+  // Access log: one line per request, built only when its level is enabled (the bench measured a generic
+  // HTTP logger at 16% of CPU per request even with logging off).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug';
+      if (!log.isLevelEnabled(level)) return;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      log[level]({ requestId: requestIdOf(req), method: req.method, path: req.path.slice(0, 300), status: res.statusCode, durationMs }, 'request completed');
+    });
+    next();
+  });
+
   app.use(metrics.middleware);
   app.get('/healthz', (_req, res) => void res.status(200).type('application/json').end('{"status":"alive"}'));
   app.get('/readyz', (_req, res) => {

@@ -1,0 +1,175 @@
+/**
+ * The server side of the benchmark, run as a child process (fork of dist/bench/worker.js) so that the load
+ * generator (the parent) never shares this event loop. It hosts toolcat (createApp + listen on 127.0.0.1:0)
+ * and, on request, the ceiling server: a plain node:http server answering prebuilt bytes. Driven by IPC
+ * messages { id, cmd, args } answered with { id, ok, result | error }.
+ */
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { Session } from 'node:inspector';
+import { type IntervalHistogram, PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { type App, createApp } from '../src/app';
+import { type Config, type DatabaseConfig, testConfig } from '../src/config/config';
+import { listingOf } from './catalog-data';
+import { type LoadSpec, runLoad } from './loadgen';
+
+export interface InitArgs {
+  readonly db: DatabaseConfig;
+  readonly syncLimits?: Partial<Config['syncLimits']>;
+  readonly poolSize?: number;
+}
+
+type Handler = (args: never) => Promise<unknown>;
+
+let app: App | null = null;
+let url = '';
+const ceilings: http.Server[] = [];
+let profiler: Session | null = null;
+let gcObserver: PerformanceObserver | null = null;
+let gcs: Array<{ major: boolean; ms: number }> = [];
+let loopDelay: IntervalHistogram | null = null;
+
+function post<T>(method: string, params?: object): Promise<T> {
+  return new Promise((resolve, reject) => profiler!.post(method, params, (err, res) => (err ? reject(err) : resolve(res as T))));
+}
+
+function benchConfig(a: InitArgs): Config {
+  const base = testConfig({ db: a.db });
+  return {
+    ...base,
+    migrateOnStart: true,
+    logLevel: 'silent',
+    syncLimits: { ...base.syncLimits, ...(a.syncLimits ?? {}) },
+    // Far above any load the bench generates: every run would otherwise measure 429s.
+    security: { ...base.security, rateLimit: { capacity: 1_000_000_000, refillPerSecond: 1_000_000_000, maxKeys: 100_000 } },
+  };
+}
+
+const handlers: Record<string, Handler> = {
+  async init(a: InitArgs) {
+    app = await createApp(benchConfig(a));
+    url = (await app.listen(0, '127.0.0.1')).url;
+    const t = app.services.tenancy;
+    const ops = (await t.findTenantByName('ops')) ?? (await t.createTenantUnchecked('ops'));
+    const adminKey = (await t.createPrincipalUnchecked(ops.id, 'bench-admin', 'host-admin')).apiKey;
+    return { url, adminKey, pid: process.pid };
+  },
+
+  /** Applies one simulated source's whole listing (blocks [firstBlock, firstBlock + blocks)) in one snapshot. */
+  async apply(a: { source: string; firstBlock: number; blocks: number }) {
+    const tools = listingOf(a.firstBlock, a.blocks);
+    const t0 = performance.now();
+    const out = await app!.services.snapshots.apply(a.source, tools);
+    return { ms: performance.now() - t0, ...out };
+  },
+
+  /** A ceiling: same bytes and headers as GET <path> answered by toolcat, from one prebuilt Buffer. */
+  async ceiling(a: { key: string; path: string }) {
+    const res = await fetch(url + a.path, { headers: { authorization: `Bearer ${a.key}` } });
+    if (res.status !== 200) throw new Error(`ceiling source read answered ${res.status}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    const etag = res.headers.get('etag') ?? '"x"';
+    const headers = {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(body.length),
+      ETag: etag,
+      'Cache-Control': 'private, no-cache',
+      Vary: 'Authorization',
+    };
+    const ceiling = http.createServer((_req, r) => {
+      r.writeHead(200, headers);
+      r.end(body);
+    });
+    ceiling.keepAliveTimeout = 60_000;
+    ceilings.push(ceiling);
+    await new Promise<void>((resolve) => ceiling.listen(0, '127.0.0.1', resolve));
+    const port = (ceiling.address() as { port: number }).port;
+    return { url: `http://127.0.0.1:${port}`, bytes: body.length, etag };
+  },
+
+  /** The generator inside the server process (for the layout comparison only). */
+  async load(spec: LoadSpec) {
+    return runLoad(spec);
+  },
+
+  /** CPU profile of this process between profileStart and profileStop (only the measured phase). */
+  async profileStart() {
+    profiler = new Session();
+    profiler.connect();
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 200 });
+    await post('Profiler.start');
+    return true;
+  },
+
+  async profileStop(a: { file: string }) {
+    const { profile } = await post<{ profile: unknown }>('Profiler.stop');
+    writeFileSync(a.file, JSON.stringify(profile));
+    profiler!.disconnect();
+    profiler = null;
+    return a.file;
+  },
+
+  /** GC pauses and event-loop delay between observeStart and observeStop. */
+  async observeStart() {
+    gcs = [];
+    gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) gcs.push({ major: ((e as unknown as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR, ms: e.duration });
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    return true;
+  },
+
+  async observeStop() {
+    gcObserver?.disconnect();
+    loopDelay?.disable();
+    const d = loopDelay!;
+    const out = {
+      gcCount: gcs.length,
+      gcMajor: gcs.filter((g) => g.major).length,
+      gcTotalMs: gcs.reduce((a, g) => a + g.ms, 0),
+      gcMaxMs: gcs.reduce((a, g) => Math.max(a, g.ms), 0),
+      loopDelayP50Ms: d.percentile(50) / 1e6,
+      loopDelayP99Ms: d.percentile(99) / 1e6,
+      loopDelayMaxMs: d.max / 1e6,
+    };
+    gcObserver = null;
+    loopDelay = null;
+    return out;
+  },
+
+  async cacheStats() {
+    return app!.cache.stats();
+  },
+
+  async gc() {
+    (globalThis as { gc?: () => void }).gc?.();
+    return process.memoryUsage();
+  },
+
+  async close() {
+    for (const c of ceilings.splice(0)) {
+      c.closeAllConnections();
+      await new Promise<void>((r) => c.close(() => r()));
+    }
+    await app?.close();
+    app = null;
+    return true;
+  },
+};
+
+process.on('message', (msg: { id: number; cmd: string; args: unknown }) => {
+  const h = handlers[msg.cmd];
+  const reply = (m: Record<string, unknown>) => process.send?.({ id: msg.id, ...m });
+  if (!h) return reply({ ok: false, error: `unknown command ${msg.cmd}` });
+  (h as (a: unknown) => Promise<unknown>)(msg.args).then(
+    (result) => reply({ ok: true, result }),
+    (err: unknown) => reply({ ok: false, error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) }),
+  );
+});
+process.on('disconnect', () => {
+  // The parent is gone: close what we opened and leave.
+  void (app?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+});
