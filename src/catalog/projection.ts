@@ -1,5 +1,5 @@
 import { deriveAnnotations } from './annotations';
-import type { CompactToolDescriptor, JsonObject, ToolDescriptor } from './descriptor';
+import type { CompactToolDescriptor, ToolDescriptor } from './descriptor';
 import type { ToolRecord } from './tool-record';
 
 /**
@@ -50,8 +50,4 @@ export function serializeView(r: ToolRecord, view: View): string {
 
 export function toCompact(r: ToolRecord): CompactToolDescriptor {
   return JSON.parse(serializeCompact(r)) as CompactToolDescriptor;
-}
-
-export function parseSchemaText(text: string): JsonObject {
-  return JSON.parse(text) as JsonObject;
 }

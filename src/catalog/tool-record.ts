@@ -1,4 +1,4 @@
-import type { Classification, JsonObject, ToolSource } from './descriptor';
+import type { Classification, ToolSource } from './descriptor';
 
 /**
  * A tool as the catalog stores it, after ingest checks and classification. Schemas are kept as the exact
@@ -41,5 +41,3 @@ export interface ToolDefinition {
   readonly outputSchema?: unknown;
   readonly claims?: unknown;
 }
-
-export type ParsedSchema = JsonObject;

@@ -57,8 +57,3 @@ export function createDataSource(db: DatabaseConfig): DataSource {
     },
   });
 }
-
-/** Pending migrations, without running them (serve refuses to start with any unless told to migrate). */
-export async function pendingMigrations(ds: DataSource): Promise<boolean> {
-  return ds.showMigrations();
-}

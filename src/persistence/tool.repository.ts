@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
+import { type DataSource, In, type SelectQueryBuilder } from 'typeorm';
 import type { Principal } from '../catalog/principal';
 import type { ToolRecord } from '../catalog/tool-record';
 import { ToolEntity } from './tool.entity';
@@ -42,16 +42,6 @@ export class ToolRepository {
       out.push(...(await this.ds.getRepository(ToolEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })).map(toRecord));
     }
     return out;
-  }
-
-  /** Admin reads: every tool, unscoped (callers must hold the host-admin role). */
-  async findAllForAdmin(m: EntityManager = this.ds.manager): Promise<ToolRecord[]> {
-    return (await m.getRepository(ToolEntity).find()).map(toRecord);
-  }
-
-  async findByIdForAdmin(toolId: string, m: EntityManager = this.ds.manager): Promise<ToolRecord | null> {
-    const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
-    return row ? toRecord(row) : null;
   }
 
   private visibleQuery(p: Principal): SelectQueryBuilder<ToolEntity> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { IngestBounds } from '../catalog/ingest-bounds';
 import { McpSourceEntity } from '../persistence/mcp-source.entity';
 import { ToolChangeEntity } from '../persistence/tool-change.entity';
@@ -83,8 +83,4 @@ export function change(
   sourceName: string, toolName: string, toolId: string | null, kind: string, oldHash: string | null, newHash: string | null, detail: string | null, at: string,
 ): ToolChangeEntity {
   return Object.assign(new ToolChangeEntity(), { id: randomUUID(), seq: ++changeSeq, sourceName, toolName: toolName.slice(0, 512), toolId, kind, oldHash, newHash, detail, at });
-}
-
-export async function recordChange(m: EntityManager, c: ToolChangeEntity): Promise<void> {
-  await m.getRepository(ToolChangeEntity).save(c);
 }
