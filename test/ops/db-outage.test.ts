@@ -44,7 +44,7 @@ describe('database restart while requests flow (private PostgreSQL cluster)', fu
         const name = `w${writer++}`;
         const w = await host.gql('mutation($n: String!) { upsertHostExtension(input: { name: $n, inputSchema: { type: "object" }, safetyTier: "read", replayPolicy: "idempotent", egress: "none" }) { toolId } }', { n: name }).catch(() => null);
         if (w && !w.errors && w.data) acknowledged.push(`ext.${name}`);
-        else if (w) expect(w.status, JSON.stringify(w.errors)).to.be.oneOf([503]);
+        else if (w) expect(w.status, `${JSON.stringify(w.errors)}\n${host.logs.filter((l) => l.includes('"level":50')).slice(-1).join('')}`).to.be.oneOf([503]);
         await new Promise((r2) => setTimeout(r2, 20));
       }
     })();
