@@ -358,7 +358,7 @@ function header(o: Options, argv: readonly string[]): string {
     `- command: \`${cmd}\``,
     `- node ${process.version}, ${os.platform()} ${os.release()}, ${cpus.length} CPUs (${cpus[0]?.model ?? '?'}), ${mb(os.totalmem())} MB RAM, load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
     `- commit ${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ` + ${dirty} uncommitted paths` : ''}; started ${new Date().toISOString()}`,
-    `- throughput: ${o.concurrency} keep-alive connections (node:http Agent, closed loop), ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured per scenario, ${o.rounds} round(s); all on 127.0.0.1`,
+    `- throughput: ${o.concurrency} keep-alive TCP connections (closed loop; responses framed and counted, never parsed), ${o.warmupMs} ms warm-up + ${o.durationMs} ms measured per scenario, ${o.rounds} round(s); all on 127.0.0.1`,
     `- latency at scale: 1 connection, ${o.latWarmupMs} ms warm-up + ${o.latDurationMs} ms; sizes ${o.sizes.map((s) => s.toLocaleString('en-US')).join(' → ')} tools`,
     '- servers (toolcat, the ceiling, server-everything) run in child processes; this process only generates load. CPU % = percent of one core over warm-up + measurement.',
     ...(o.profileDir ? [`- --profile: the toolcat worker was CPU-profiled during each measured phase (which slows it: do not compare these numbers); profiles in ${o.profileDir} (summarise with \`node dist/bench/cpuprofile.js FILE\`)`] : []),

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import type express from 'express';
+import type { RequestListener } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLContext } from './graphql/context';
 import { buildApollo } from './graphql/apollo';
-import { buildExpressApp } from './http/express-app';
+import { makeFormatError } from './graphql/format-error';
+import { buildCatalogSchema } from './graphql/schema';
+import { PreparedExecutor } from './rest/graphql-executor';
+import { buildRequestListener } from './http/request-listener';
 import { DbHealth } from './ops/db-health';
 import { HttpServer } from './ops/http-server';
 import { createMetrics } from './ops/metrics';
@@ -34,7 +37,8 @@ import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
 
 export interface App {
-  readonly express: express.Express;
+  /** The whole HTTP surface as a node:http request listener (REST facade, then Express). */
+  readonly handler: RequestListener;
   readonly apollo: ApolloServer<GraphQLContext>;
   readonly dataSource: DataSource;
   readonly services: AppServices;
@@ -107,26 +111,28 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const listener = config.db.type === 'postgres' ? new CatalogListener(config.db.url, () => generation.advance(), log) : null;
     await listener?.start();
 
-    const apollo = buildApollo(services, config.security, log);
+    const schema = buildCatalogSchema(services, log);
+    const apollo = buildApollo(schema, config.security, log);
     await apollo.start();
     const metrics = createMetrics({ cache, dataSource });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     let httpServer: HttpServer | null = null;
-    const app = buildExpressApp({
+    const handler = buildRequestListener({
       apollo,
+      rest: new PreparedExecutor(schema, config.security.graphqlLimits, makeFormatError(log)),
       authenticate: createAuthenticator(config, tenancy, log),
       security: config.security,
       health,
       metrics,
       log,
-      track: (req, res, next) => (httpServer ? httpServer.track(req, res, next) : next()),
+      track: (req, res) => httpServer?.track(req, res),
     });
-    httpServer = new HttpServer(app);
+    httpServer = new HttpServer(handler);
     const server = httpServer;
 
     let closing: Promise<void> | null = null;
     return {
-      express: app,
+      handler,
       apollo,
       cache,
       generation,

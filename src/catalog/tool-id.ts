@@ -31,6 +31,30 @@ export function toolPatternMatches(pattern: string, toolId: string): boolean {
   return re.test(toolId);
 }
 
+/** The part of a grant pattern before its first `*`: every toolId the pattern matches starts with it. */
+export function literalPrefix(pattern: string): string {
+  const star = pattern.indexOf('*');
+  return star < 0 ? pattern : pattern.slice(0, star);
+}
+
+/** Past this many distinct prefixes a tenant's grants are not worth turning into key ranges. */
+export const MAX_PREFIX_RANGES = 64;
+
+/**
+ * Half-open key ranges [prefix, prefix + U+007F) covering every toolId that starts with one of the prefixes, in
+ * byte order (toolIds are ASCII below U+007F, TOOL_ID_PATTERN). Prefixes covered by a shorter one are dropped.
+ * null when the ranges would not narrow anything: an empty prefix (a grant starting with `*`) covers every id,
+ * and too many ranges cost the database more than they save.
+ */
+export function prefixRanges(prefixes: readonly string[]): Array<[string, string]> | null {
+  if (prefixes.some((x) => x === '')) return null;
+  const sorted = [...new Set(prefixes)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const kept: string[] = [];
+  for (const x of sorted) if (!kept.length || !x.startsWith(kept[kept.length - 1])) kept.push(x);
+  if (kept.length > MAX_PREFIX_RANGES) return null;
+  return kept.map((x) => [x, `${x}\u007f`]);
+}
+
 /** Translates a grant pattern into a LIKE pattern with `\` as the escape character. */
 export function toolPatternToLike(pattern: string): string {
   return pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');

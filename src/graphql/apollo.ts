@@ -6,8 +6,7 @@ import type { Logger } from '../shared/logger';
 import type { GraphQLContext } from './context';
 import { makeFormatError } from './format-error';
 import { complexityLimitPlugin, parseOptionsFor, validationRulesFor } from './limits';
-import { buildCatalogSchema } from './schema';
-import type { AppServices } from './services';
+import type { GraphQLSchema } from 'graphql';
 
 /** A database outage surfaces as SERVICE_UNAVAILABLE; the GraphQL HTTP answer is then 503 with Retry-After. */
 const unavailableStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -25,9 +24,10 @@ const unavailableStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
   },
 };
 
-export function buildApollo(services: AppServices, sec: SecurityConfig, log: Logger): ApolloServer<GraphQLContext> {
+/** /graphql. `schema` is the one executable schema, shared with the REST facade's executor. */
+export function buildApollo(schema: GraphQLSchema, sec: SecurityConfig, log: Logger): ApolloServer<GraphQLContext> {
   return new ApolloServer<GraphQLContext>({
-    schema: buildCatalogSchema(services, log),
+    schema,
     formatError: makeFormatError(log),
     introspection: sec.introspection,
     csrfPrevention: true,

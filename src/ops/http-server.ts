@@ -1,5 +1,4 @@
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 
 /**
  * Listening and graceful shutdown (issue 7): on shutdown the server stops accepting, tells keep-alive clients
@@ -12,23 +11,24 @@ export class HttpServer {
   private draining = false;
   private idle: Array<() => void> = [];
 
-  constructor(private readonly app: Express) {}
+  constructor(private readonly listener: RequestListener) {}
 
-  /** Middleware counting in-flight requests; install first. */
-  readonly track = (req: unknown, res: import('express').Response, next: () => void): void => {
+  /** Counts a request in flight until its response closes; call first for every request. */
+  readonly track = (_req: IncomingMessage, res: ServerResponse): void => {
     this.inFlight++;
     if (this.draining) res.setHeader('Connection', 'close');
     res.once('close', () => {
       this.inFlight--;
       if (this.inFlight === 0) for (const f of this.idle.splice(0)) f();
     });
-    next();
   };
 
   listen(port: number, host: string): Promise<{ server: Server; url: string }> {
     return new Promise((resolve, reject) => {
-      const s = this.app.listen(port, host, (err?: Error) => {
-        if (err) return reject(err);
+      const s = createServer(this.listener);
+      s.once('error', reject);
+      s.listen(port, host, () => {
+        s.off('error', reject);
         this.server = s;
         const addr = s.address();
         const p = typeof addr === 'object' && addr ? addr.port : port;

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
@@ -10,7 +10,8 @@ import type { CatalogCache } from '../cache/catalog-cache';
 export interface Metrics {
   readonly registry: Registry;
   readonly syncResults: Counter<'source' | 'status'>;
-  middleware(req: Request, res: Response, next: NextFunction): void;
+  /** Counts the request and times it until its response has been handed to the OS. */
+  observe(req: IncomingMessage, res: ServerResponse): void;
 }
 
 export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource }): Metrics {
@@ -71,20 +72,22 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   return {
     registry,
     syncResults,
-    middleware(req, res, next) {
+    observe(req, res) {
       const end = latency.startTimer();
       res.once('finish', () => {
         const route = routeOf(req);
         end({ route });
-        requests.inc({ route, method: req.method, status: String(res.statusCode) });
+        // The method label is bounded: node's HTTP parser accepts only its fixed list of methods.
+        requests.inc({ route, method: req.method ?? 'GET', status: String(res.statusCode) });
       });
-      next();
     },
   };
 }
 
-function routeOf(req: Request): string {
-  const p = req.path;
+function routeOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const p = q < 0 ? url : url.slice(0, q);
   if (p === '/tools') return '/tools';
   if (p.startsWith('/tools/')) return '/tools/:toolId';
   if (p === '/graphql' || p === '/capabilities' || p === '/healthz' || p === '/readyz' || p === '/metrics') return p;

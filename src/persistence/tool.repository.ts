@@ -1,4 +1,6 @@
-import { type DataSource, In, type SelectQueryBuilder } from 'typeorm';
+import { type DataSource, In, IsNull, type SelectQueryBuilder } from 'typeorm';
+import { literalPrefix, prefixRanges } from '../catalog/tool-id';
+import { GrantEntity } from './grant.entity';
 import type { Principal } from '../catalog/principal';
 import type { ToolRecord } from '../catalog/tool-record';
 import { ToolEntity } from './tool.entity';
@@ -17,8 +19,8 @@ export class ToolRepository {
   constructor(private readonly ds: DataSource) {}
 
   async findVisible(p: Principal): Promise<ToolRecord[]> {
-    const rows = await this.visibleQuery(p).getMany();
-    return rows.map(toRecord);
+    const q = await this.visibleListQuery(p);
+    return q ? (await q.getMany()).map(toRecord) : [];
   }
 
   async findVisibleById(p: Principal, toolId: string): Promise<ToolRecord | null> {
@@ -31,7 +33,9 @@ export class ToolRepository {
    * The cache layer keys descriptor bytes on servedHash and fetches only what it lacks (findByIds).
    */
   async findVisibleStamps(p: Principal): Promise<Array<{ toolId: string; servedHash: string }>> {
-    const rows = (await this.visibleQuery(p).select(['t.tool_id AS tool_id', 't.served_hash AS served_hash']).getRawMany()) as Array<{ tool_id: string; served_hash: string }>;
+    const q = await this.visibleListQuery(p);
+    if (!q) return [];
+    const rows = (await q.select(['t.tool_id AS tool_id', 't.served_hash AS served_hash']).getRawMany()) as Array<{ tool_id: string; served_hash: string }>;
     return rows.map((r) => ({ toolId: r.tool_id, servedHash: r.served_hash }));
   }
 
@@ -42,6 +46,32 @@ export class ToolRepository {
       out.push(...(await this.ds.getRepository(ToolEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })).map(toRecord));
     }
     return out;
+  }
+
+  /**
+   * visibleQuery, plus the key ranges the tenant's grants can match, so that the database reads those index
+   * ranges instead of every tool (issue 6: at 100,000 tools a full scan per tenant took ~90 ms on SQLite and
+   * ~300 ms on PostgreSQL, and every catalog change makes each tenant's next list run it). The ranges only
+   * narrow: the grant conditions of visibleQuery still decide, so ranges from a grant read a moment before a
+   * concurrent change can hide a tool for one request (the change also advances the cache generation, so the
+   * next request re-reads) but never show one. null: no grant, so nothing is visible. Public for the plan test
+   * (test/integration/visible-query-plan.test.ts).
+   */
+  async visibleListQuery(p: Principal): Promise<SelectQueryBuilder<ToolEntity> | null> {
+    const grants = await this.ds.getRepository(GrantEntity).find({ select: { toolPattern: true }, where: { tenantId: p.tenantId, principalId: IsNull() } });
+    if (!grants.length) return null;
+    const q = this.visibleQuery(p);
+    const ranges = prefixRanges(grants.map((g) => literalPrefix(g.toolPattern)));
+    if (!ranges) return q;
+    // Byte order: SQLite's primary key (BINARY); on PostgreSQL the "C" collation index (migration 1764500000000).
+    const col = this.ds.options.type === 'postgres' ? 't.tool_id COLLATE "C"' : 't.tool_id';
+    const params: Record<string, string> = {};
+    const terms = ranges.map(([lo, hi], i) => {
+      params[`lo${i}`] = lo;
+      params[`hi${i}`] = hi;
+      return `(${col} >= :lo${i} AND ${col} < :hi${i})`;
+    });
+    return q.andWhere(`(${terms.join(' OR ')})`, params);
   }
 
   private visibleQuery(p: Principal): SelectQueryBuilder<ToolEntity> {

@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+
 /**
  * The literal mapping from a GraphQL outcome to HTTP (docs/errors.md). Catalog reads never answer 403:
  * an invisible tool is `null`, which is 404 exactly like an unknown one (TC-CAT-4).
@@ -22,3 +24,17 @@ export function errorBody(code: string, message: string): string {
 
 export const NOT_FOUND_TOOL_BODY = errorBody('NOT_FOUND', 'No tool with this id is available to you.');
 export const METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'This resource is read-only: only GET is allowed.');
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends a whole JSON body with its Content-Length (a body after a bare writeHead goes out chunked: slower, and
+ * some clients count on the length; a HEAD answer carries the length its GET would have).
+ */
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer, headers?: Readonly<Record<string, string>>): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.end(body);
+}

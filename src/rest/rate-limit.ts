@@ -1,5 +1,5 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { errorBody } from './http-status';
+import type { ServerResponse } from 'node:http';
+import { errorBody, sendJson } from './http-status';
 
 /**
  * Per-key token buckets (issue 5: per-principal REST rate limits). Pure and deterministic given the injected
@@ -72,29 +72,18 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** Resolves the rate-limit key of a request: a principal id, or null to leave the request unlimited here. */
-export type RateLimitKeyOf = (req: Request) => string | null | Promise<string | null>;
-
 const RATE_LIMITED_BODY = errorBody('RATE_LIMITED', 'Too many requests. Retry after the number of seconds in Retry-After.');
 
 /**
- * Express middleware: 429 with Retry-After (RFC 9110) and the service's error envelope when the key's bucket is
- * empty; RateLimit-Limit / RateLimit-Remaining (IETF RateLimit header fields draft) on every limited response.
- * Requests with no key pass through: unauthenticated requests are answered 401 further on.
+ * Takes one token for `key` and says whether the request may go on. When not, it has answered: 429 with
+ * Retry-After (RFC 9110) and the service's error envelope. RateLimit-Limit / RateLimit-Remaining (IETF
+ * RateLimit header fields draft) go on every limited response.
  */
-export function rateLimitMiddleware(limiter: RateLimiter, keyOf: RateLimitKeyOf): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve()
-      .then(() => keyOf(req))
-      .then((key) => {
-        if (key === null) return next();
-        const r = limiter.take(key);
-        res.setHeader('RateLimit-Limit', String(limiter.capacity));
-        res.setHeader('RateLimit-Remaining', String(r.remaining));
-        if (r.allowed) return next();
-        res.setHeader('Retry-After', String(r.retryAfterSeconds));
-        res.status(429).type('application/json').end(RATE_LIMITED_BODY);
-      })
-      .catch(next);
-  };
+export function admitOrRefuse(limiter: RateLimiter, key: string, res: ServerResponse): boolean {
+  const r = limiter.take(key);
+  res.setHeader('RateLimit-Limit', String(limiter.capacity));
+  res.setHeader('RateLimit-Remaining', String(r.remaining));
+  if (r.allowed) return true;
+  sendJson(res, 429, RATE_LIMITED_BODY, { 'Retry-After': String(r.retryAfterSeconds) });
+  return false;
 }

@@ -49,6 +49,20 @@ forEachDatabase('response cache', (database) => {
     expect(after.misses - before.misses).to.equal(0);
   });
 
+  it('cached bodies go out whole with their Content-Length (never chunked), on the list, one tool, errors and HEAD', async () => {
+    const t = await aTenantWithKey(suite.host, 'lengths');
+    await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: '*' });
+    for (const path of ['/tools', '/tools?view=compact', '/tools/ext.alpha', '/tools/ext.nope', '/tools/%E0%A4%A', '/capabilities']) {
+      const r = await suite.host.get(path, t.key);
+      expect(r.headers.get('transfer-encoding'), path).to.equal(null);
+      expect(Number(r.headers.get('content-length')), path).to.equal(Buffer.byteLength(r.text));
+    }
+    const head = await suite.host.request('HEAD', '/tools', t.key);
+    expect(head.status).to.equal(200);
+    expect(head.text).to.equal('');
+    expect(Number(head.headers.get('content-length'))).to.equal(Buffer.byteLength((await suite.host.get('/tools', t.key)).text));
+  });
+
   it("another process's write (CLI, another replica) is picked up by the version poll", async function () {
     this.timeout(20000);
     const t = await aTenantWithKey(suite.host, 'external');

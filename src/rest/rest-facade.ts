@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { CachedBody } from '../cache/cached-body';
+import type { GraphQLContext } from '../graphql/context';
+import { ifNoneMatchHits } from './conditional';
+import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
+import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
+import { HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, sendJson, statusForErrors } from './http-status';
+import { type RateLimiter, admitOrRefuse } from './rate-limit';
+
+export interface RestFacadeDeps {
+  readonly exec: GraphQLExecutor;
+  /** Identity, decided once per request (shared with /graphql). */
+  readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
+  readonly limiter: RateLimiter;
+  /** While the database is known to be down, answer 503 at once instead of queueing on the pool (issue 7). */
+  readonly databaseUp: () => boolean;
+  /** Everything thrown on the way (an outage while authenticating, a bug) ends here, as for the rest of the app. */
+  readonly onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** The facade's answer to one request; false when the path is not one of its endpoints. */
+export type RestFacade = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
+
+/**
+ * The REST facade (RFC 0078): parse the request, run a fixed GraphQL document in-process, map the outcome.
+ * It holds no authorization or view logic; everything it sends comes from the GraphQL layer.
+ *
+ * It is a plain node:http handler in front of Express, not an Express router: agents fetch the catalog on
+ * every turn, and Express's per-request work (request/response prototype swaps, its router) measured 0.1 to
+ * 0.25 ms of CPU per request on this machine, as much as writing a 1.5 MB body (`npm run bench`, issue 6).
+ * Paths are matched exactly (`/tools`, `/tools/{toolId}`, `/capabilities`); anything else goes on to Express.
+ */
+export function createRestFacade(deps: RestFacadeDeps): RestFacade {
+  const { exec } = deps;
+  for (const doc of [LIST_TOOLS, GET_TOOL, CAPABILITIES]) exec.prepare(doc);
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    let toolId: string | null = null;
+    if (path !== '/tools' && path !== '/capabilities') {
+      if (!path.startsWith('/tools/') || path.length === 7 || path.indexOf('/', 7) >= 0) return false;
+      try {
+        toolId = decodeURIComponent(path.slice(7));
+      } catch {
+        // Malformed percent-encoding is a malformed request, not an unknown tool.
+        sendJson(res, 400, errorBody('BAD_REQUEST', 'The request could not be understood.'));
+        return true;
+      }
+    }
+    // TC-CAT-2: the catalog is read-only. Any other method answers 405 before anything runs.
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, METHOD_NOT_ALLOWED_BODY, { Allow: 'GET' });
+      return true;
+    }
+    if (!deps.databaseUp()) {
+      sendJson(res, 503, UNAVAILABLE_BODY, { 'Retry-After': '2' });
+      return true;
+    }
+    const view = q < 0 ? null : viewParam(url.slice(q + 1));
+    serve(deps, req, res, path === '/capabilities' ? null : path === '/tools' ? { view } : { toolId: toolId!, view }).catch((err: unknown) => deps.onError(err, req, res));
+    return true;
+  };
+}
+
+async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResponse, args: { view: string | null; toolId?: string } | null): Promise<void> {
+  const ctx = await deps.contextFor(req);
+  // Per principal; unauthenticated requests are not limited here: they are answered 401.
+  if (ctx.principal && !admitOrRefuse(deps.limiter, ctx.principal.id, res)) return;
+  if (!args) {
+    const out = await deps.exec.execute(CAPABILITIES, {}, ctx);
+    if (out.errorCodes.length) return sendError(res, ctx, out);
+    return sendJson(res, 200, JSON.stringify(out.data?.capabilities));
+  }
+  const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
+  sendDocument(req, res, ctx, out);
+}
+
+interface DocumentData {
+  /** The cached bytes in-process (CachedBody), or their text. */
+  readonly body: CachedBody | string;
+  readonly etag: string;
+}
+
+function sendDocument(req: IncomingMessage, res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutcome): void {
+  if (out.errorCodes.length) return sendError(res, ctx, out);
+  const doc = out.data?.document as DocumentData | null | undefined;
+  // Unknown and not-yours are the same null, so the same bytes and headers (TC-CAT-4).
+  if (!doc) return sendJson(res, 404, NOT_FOUND_TOOL_BODY);
+  res.setHeader('ETag', doc.etag);
+  res.setHeader('Cache-Control', 'private, no-cache');
+  res.setHeader('Vary', 'Authorization');
+  const inm = req.headers['if-none-match'];
+  if (ifNoneMatchHits(typeof inm === 'string' ? inm : undefined, doc.etag)) {
+    res.writeHead(304).end();
+    return;
+  }
+  sendJson(res, 200, doc.body instanceof CachedBody ? doc.body.bytes : doc.body);
+}
+
+function sendError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutcome): void {
+  const status = statusForErrors(out.errorCodes);
+  if (status === 503) res.setHeader('Retry-After', '2');
+  if (status === 401) {
+    res.setHeader('WWW-Authenticate', ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"');
+  }
+  const code = status === 500 ? 'INTERNAL_SERVER_ERROR' : (out.errorCodes.find((c) => HTTP_STATUS_BY_CODE[c] === status) ?? out.errorCodes[0]);
+  const message = status === 500 ? 'Internal server error.' : out.errorMessages[out.errorCodes.indexOf(code)];
+  sendJson(res, status, errorBody(code, message));
+}
+
+/**
+ * `view` as Express's default ("simple", node:querystring) parser read it: a repeated parameter is not a view
+ * name, so it falls back to the standard view (TC-VIEW-4) like any unknown value.
+ */
+function viewParam(query: string): string | null {
+  if (!query.includes('view')) return null;
+  const v = parseQuery(query).view;
+  return typeof v === 'string' ? v : null;
+}
