@@ -23,7 +23,6 @@
 import { compactionTable, runCompaction } from './compaction';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +30,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { BLOCKS_PER_SOURCE, REPO_ROOT, listingOf } from './catalog-data';
 import { type Measured, type Options, Gql, get, log, measure, median, onCleanup, parseOptions, profiled, runCleanups, setupAgent, startWorker } from './common';
 import { type LoadSpec, type LoadTarget, request } from './loadgen';
+import { EVERYTHING_BIN, HOSTILE_BIN, freePort } from '../test/helpers/mcp-servers';
 import { type Backend, SAMPLE, type ScaleReport, TENANCY_CONCURRENCY, scaleAll } from './scale';
 import { fmt, markdownTable, mb, memoryOf, ratio, sleep } from './stats';
 
@@ -57,20 +57,6 @@ function wantedScenarios(o: Options): Scenario[] {
 }
 
 // --------------------------------------------------------------------------------------------- plumbing
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-const EVERYTHING_BIN = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-const HOSTILE_BIN = join(REPO_ROOT, 'dist', 'test', 'fixtures', 'hostile-mcp-server.js');
 
 /** server-everything over Streamable HTTP on a loopback port (its per-request console.log goes to /dev/null). */
 async function startEverything(): Promise<{ url: string; child: ChildProcess }> {

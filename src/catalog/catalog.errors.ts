@@ -18,7 +18,8 @@ export class CatalogError extends Error {
   constructor(
     readonly code: CatalogErrorCode,
     message: string,
-    readonly opts: { level?: 'info' | 'warn' | 'error'; cause?: unknown } = {},
+    /** credentialRejected: UNAUTHENTICATED because a presented credential was refused (RFC 6750 invalid_token). */
+    readonly opts: { level?: 'info' | 'warn' | 'error'; cause?: unknown; credentialRejected?: boolean } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = 'CatalogError';

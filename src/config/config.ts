@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS } from '../cache/catalog-cache';
+import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from '../cache/catalog-cache';
 import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 
@@ -49,7 +49,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_DRAIN_MS: 'on SIGTERM, how long in-flight requests may take to finish (default 10000)',
   TOOLCAT_HEALTH_PROBE_MS: 'how often the database is probed for readiness (default 1000)',
   TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
-  TOOLCAT_CACHE_MAX_BYTES: 'bound on cached response documents, and separately on cached descriptors (default 128 MiB each)',
+  TOOLCAT_CACHE_MAX_BYTES: 'bound on the whole response cache: 1/2 documents, 1/3 descriptors, 1/6 visible sets (default 192 MiB)',
   TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one MCP source sync (default 60000)',
   TOOLCAT_SYNC_MAX_TOOLS: 'a source listing more tools is refused (default 5000)',
   TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
@@ -112,11 +112,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     startSources: true,
     versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),
     healthProbeMs: int('TOOLCAT_HEALTH_PROBE_MS', 1000, 0, 60_000),
-    cache: {
-      ...DEFAULT_CACHE_LIMITS,
-      maxDocumentBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDocumentBytes, 0, 16 * 1024 ** 3),
-      maxDescriptorBytes: int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_LIMITS.maxDescriptorBytes, 0, 16 * 1024 ** 3),
-    },
+    cache: cacheLimitsFor(int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_BYTES, 0, 48 * 1024 ** 3)),
     secretEnv: env,
     security: loadSecurityConfig(env, int, bool, problems),
     compactView: bool('TOOLCAT_COMPACT_VIEW', true),

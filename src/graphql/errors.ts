@@ -9,7 +9,8 @@ export function toGraphQLError(err: CatalogError): GraphQLError {
   switch (code) {
     case CatalogErrorCode.Unauthenticated:
       return new GraphQLError(err.message, {
-        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', 'Bearer realm="toolcat"']]) } },
+        // RFC 6750 3.1: a presented but refused credential is invalid_token, whatever the reason (same as REST).
+        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', err.opts.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"']]) } },
       });
     case CatalogErrorCode.Forbidden:
     case CatalogErrorCode.InvalidArgument:

@@ -142,9 +142,10 @@ forEachDatabase('security: OIDC/JWT bearer tokens over HTTP', (database) => {
     const cases: Array<[string, () => Promise<string>]> = [...refusals, ['a revoked API key', async () => victim.key], ['an unknown API key', async () => `tc_${'B'.repeat(43)}`]];
     const wrong: string[] = [];
     for (const [what, make] of cases) {
-      const r = await host.get('/tools', await make());
-      expect(r.status, what).to.equal(401);
-      if (r.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what}: ${r.headers.get('www-authenticate')}`);
+      const { rest, gql } = await refused(await make());
+      expect([rest.status, gql.status], what).to.deep.equal([401, 401]);
+      if (rest.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what} (REST): ${rest.headers.get('www-authenticate')}`);
+      if (gql.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what} (GraphQL): ${gql.headers.get('www-authenticate')}`);
     }
     expect(wrong, `WWW-Authenticate differs from the documented ${REFUSED}`).to.deep.equal([]);
   });
@@ -164,6 +165,9 @@ forEachDatabase('security: OIDC/JWT bearer tokens over HTTP', (database) => {
     const r = await host.get('/tools');
     expect(r.status).to.equal(401);
     expect(r.headers.get('www-authenticate')).to.equal(CHALLENGE);
+    const gql = await host.request('POST', '/graphql', null, JSON.stringify({ query: '{ me { name } }' }));
+    expect(gql.status).to.equal(401);
+    expect(gql.headers.get('www-authenticate')).to.equal(CHALLENGE);
   });
 
   it('keeps API keys working beside JWTs (same catalog as acme\'s token)', async () => {
