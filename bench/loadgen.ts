@@ -62,7 +62,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const bytesOf = (t: LoadTarget): Buffer => {
     const known = fixed.get(t);
     if (known) return known;
-    const body = t.body === undefined ? undefined : t.body.replace(/__SEQ__/g, () => String(++seq));
+    const n = t.body?.includes('__SEQ__') ? String(++seq) : '';
+    const body = t.body === undefined ? undefined : t.body.replace(/__SEQ__/g, n);
     const lines = [`${t.method ?? 'GET'} ${t.path} HTTP/1.1`, `Host: ${base.host}`, 'Connection: keep-alive'];
     for (const [k, v] of Object.entries(t.headers ?? {})) lines.push(`${k}: ${v}`);
     if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
@@ -159,6 +160,7 @@ class Connection {
       onread: {
         buffer: Buffer.allocUnsafe(256 * 1024),
         callback: (n: number, buf: Uint8Array) => {
+          if (this.socket !== s) return false; // a late read of a connection already given up
           let done: FramedResponse[];
           try {
             done = this.framer.push(Buffer.from(buf.buffer, buf.byteOffset, n));
@@ -166,16 +168,22 @@ class Connection {
             this.fail((err as Error).message);
             return false;
           }
-          for (const r of done) this.settle({ status: r.status, bytes: r.bodyBytes, error: null });
+          for (const r of done) {
+            if (r.close) this.close(); // the server ends this connection: the next request opens a new one
+            this.settle({ status: r.status, bytes: r.bodyBytes, error: null });
+          }
           return true;
         },
       },
     });
     this.framer = new ResponseFramer();
-    s.on('error', (e) => this.fail(e.message));
+    // Events of a socket that is no longer the current one (closed after an error, a timeout or `Connection:
+    // close`) must not touch its successor.
+    s.on('error', (e) => {
+      if (this.socket === s) this.fail(e.message);
+    });
     s.on('close', () => {
-      if (this.socket === s) this.socket = null;
-      this.fail('connection closed by the server');
+      if (this.socket === s) this.fail('connection closed by the server');
     });
     this.socket = s;
     return s;

@@ -11,8 +11,10 @@
  */
 export interface FramedResponse {
   readonly status: number;
-  /** Body bytes as sent on the wire, before chunk decoding (chunked: payload bytes only). */
+  /** Body bytes (chunked: payload bytes only, without chunk framing). */
   readonly bodyBytes: number;
+  /** The server said `Connection: close`: the next request needs a new connection. */
+  readonly close: boolean;
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -33,6 +35,7 @@ export class ResponseFramer {
   private pending: Buffer | null = null;
   private status = 0;
   private bodyBytes = 0;
+  private close = false;
 
   /** Feeds one read; returns the responses it completed (usually zero or one). Throws on a malformed stream. */
   push(chunk: Buffer): FramedResponse[] {
@@ -42,15 +45,21 @@ export class ResponseFramer {
     let off = 0;
     while (off < buf.length) {
       const s = this.state;
-      if (s.kind === 'length' || s.kind === 'chunk-data' || s.kind === 'chunk-crlf') {
+      if (s.kind === 'chunk-crlf') {
+        // The CRLF that ends a chunk's data: checked, so a miscounted chunk shows up as an error here.
+        if (buf[off] !== (s.remaining === 2 ? 0x0d : 0x0a)) throw new Error('chunk data not followed by CRLF');
+        off++;
+        if (--s.remaining === 0) this.state = { kind: 'chunk-size' };
+        continue;
+      }
+      if (s.kind === 'length' || s.kind === 'chunk-data') {
         const take = Math.min(s.remaining, buf.length - off);
         s.remaining -= take;
         off += take;
-        if (s.kind !== 'chunk-crlf') this.bodyBytes += take;
+        this.bodyBytes += take;
         if (s.remaining > 0) break;
         if (s.kind === 'length') done.push(this.finish());
-        else if (s.kind === 'chunk-data') this.state = { kind: 'chunk-crlf', remaining: 2 };
-        else this.state = { kind: 'chunk-size' };
+        else this.state = { kind: 'chunk-crlf', remaining: 2 };
         continue;
       }
       const sep = s.kind === 'head' || s.kind === 'trailers' ? CRLFCRLF : CRLF;
@@ -97,12 +106,13 @@ export class ResponseFramer {
       return false;
     }
     const lower = text.toLowerCase();
+    this.close = /\r\nconnection:[ \t]*close/.test(lower);
     if (this.status === 204 || this.status === 304) return true;
     if (/\r\ntransfer-encoding:[^\r]*chunked/.test(lower)) {
       this.state = { kind: 'chunk-size' };
       return false;
     }
-    const len = /\r\ncontent-length: *(\d+)/.exec(lower);
+    const len = /\r\ncontent-length:[ \t]*(\d+)/.exec(lower);
     if (!len) throw new Error(`response ${this.status} has neither Content-Length nor chunked encoding`);
     const n = Number(len[1]);
     if (n === 0) return true;
@@ -111,10 +121,11 @@ export class ResponseFramer {
   }
 
   private finish(): FramedResponse {
-    const r = { status: this.status, bodyBytes: this.bodyBytes };
+    const r = { status: this.status, bodyBytes: this.bodyBytes, close: this.close };
     this.state = { kind: 'head' };
     this.status = 0;
     this.bodyBytes = 0;
+    this.close = false;
     return r;
   }
 }

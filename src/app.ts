@@ -119,7 +119,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({
       apollo,
-      rest: new PreparedExecutor(schema, config.security.graphqlLimits, makeFormatError(log)),
+      rest: new PreparedExecutor(schema, makeFormatError(log)),
       authenticate: createAuthenticator(config, tenancy, log),
       security: config.security,
       health,
@@ -127,7 +127,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       log,
       track: (req, res) => httpServer?.track(req, res),
     });
-    httpServer = new HttpServer(handler);
+    httpServer = new HttpServer(handler, (err) => log.error({ err }, 'HTTP server error'));
     const server = httpServer;
 
     let closing: Promise<void> | null = null;

@@ -18,8 +18,7 @@ export class CatalogError extends Error {
   constructor(
     readonly code: CatalogErrorCode,
     message: string,
-    /** credentialRejected: UNAUTHENTICATED because a presented credential was refused (RFC 6750 invalid_token). */
-    readonly opts: { level?: 'info' | 'warn' | 'error'; cause?: unknown; credentialRejected?: boolean } = {},
+    readonly opts: { level?: 'info' | 'warn' | 'error'; cause?: unknown } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = 'CatalogError';

@@ -2,15 +2,16 @@ import { GraphQLError } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { assertNever } from '../shared/assert-never';
+import type { GraphQLContext } from './context';
 
 /** CatalogError -> GraphQLError with extensions.code (the public contract, docs/errors.md). */
-export function toGraphQLError(err: CatalogError): GraphQLError {
+export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: boolean } = {}): GraphQLError {
   const code = err.code;
   switch (code) {
     case CatalogErrorCode.Unauthenticated:
       return new GraphQLError(err.message, {
         // RFC 6750 3.1: a presented but refused credential is invalid_token, whatever the reason (same as REST).
-        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', err.opts.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"']]) } },
+        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"']]) } },
       });
     case CatalogErrorCode.Forbidden:
     case CatalogErrorCode.InvalidArgument:
@@ -25,12 +26,15 @@ export function toGraphQLError(err: CatalogError): GraphQLError {
   }
 }
 
-/** Global resolver middleware: domain errors leave the resolver layer as GraphQL errors with their code. */
-export const catalogErrorMiddleware: MiddlewareFn = async (_data, next) => {
+/**
+ * Global resolver middleware: domain errors leave the resolver layer as GraphQL errors with their code. The
+ * context says whether a credential was presented and refused, for the 401 challenge of every operation.
+ */
+export const catalogErrorMiddleware: MiddlewareFn<GraphQLContext> = async ({ context }, next) => {
   try {
     return await next();
   } catch (err) {
-    if (err instanceof CatalogError) throw toGraphQLError(err);
+    if (err instanceof CatalogError) throw toGraphQLError(err, { credentialRejected: context?.credentialRejected === true });
     throw err;
   }
 };

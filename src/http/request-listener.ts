@@ -68,7 +68,8 @@ export function buildRequestListener(deps: {
       sendJson(res, 503, UNAVAILABLE_BODY, { 'Retry-After': '2' });
       return;
     }
-    const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+    const declared = err !== null && typeof err === 'object' ? (err as { status?: unknown }).status : undefined;
+    const status = typeof declared === 'number' ? declared : 500;
     if (status >= 500) log.error({ err }, 'unhandled error in HTTP handler');
     const clientError = status >= 400 && status < 500;
     sendJson(res, clientError ? status : 500, clientError ? errorBody('BAD_REQUEST', 'The request could not be understood.') : errorBody('INTERNAL_SERVER_ERROR', 'Internal server error.'));

@@ -11,7 +11,11 @@ export class HttpServer {
   private draining = false;
   private idle: Array<() => void> = [];
 
-  constructor(private readonly listener: RequestListener) {}
+  constructor(
+    private readonly listener: RequestListener,
+    /** Errors of the listening server itself (e.g. accept failures when out of file descriptors): logged, not fatal. */
+    private readonly onServerError: (err: Error) => void = () => undefined,
+  ) {}
 
   /** Counts a request in flight until its response closes; call first for every request. */
   readonly track = (_req: IncomingMessage, res: ServerResponse): void => {
@@ -29,6 +33,7 @@ export class HttpServer {
       s.once('error', reject);
       s.listen(port, host, () => {
         s.off('error', reject);
+        s.on('error', this.onServerError);
         this.server = s;
         const addr = s.address();
         const p = typeof addr === 'object' && addr ? addr.port : port;

@@ -40,12 +40,12 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const route = matchRoute(q < 0 ? url : url.slice(0, q));
+    if (!route) return false;
     let toolId: string | null = null;
-    if (path !== '/tools' && path !== '/capabilities') {
-      if (!path.startsWith('/tools/') || path.length === 7 || path.indexOf('/', 7) >= 0) return false;
+    if (route.rawToolId !== undefined) {
       try {
-        toolId = decodeURIComponent(path.slice(7));
+        toolId = decodeURIComponent(route.rawToolId);
       } catch {
         // Malformed percent-encoding is a malformed request, not an unknown tool.
         sendJson(res, 400, errorBody('BAD_REQUEST', 'The request could not be understood.'));
@@ -54,7 +54,7 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
     }
     // TC-CAT-2: the catalog is read-only. Any other method answers 405 before anything runs.
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendJson(res, 405, METHOD_NOT_ALLOWED_BODY, { Allow: 'GET' });
+      sendJson(res, 405, METHOD_NOT_ALLOWED_BODY, { Allow: 'GET, HEAD' });
       return true;
     }
     if (!deps.databaseUp()) {
@@ -62,7 +62,7 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
       return true;
     }
     const view = q < 0 ? null : viewParam(url.slice(q + 1));
-    serve(deps, req, res, path === '/capabilities' ? null : path === '/tools' ? { view } : { toolId: toolId!, view }).catch((err: unknown) => deps.onError(err, req, res));
+    serve(deps, req, res, route.kind === 'capabilities' ? null : toolId === null ? { view } : { toolId, view }).catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };
 }
@@ -114,11 +114,24 @@ function sendError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutco
 }
 
 /**
+ * The facade's paths, matched as the Express router they replace did (case-insensitive, one optional trailing
+ * slash), except that the toolId segment keeps its case: `/tools`, `/tools/{toolId}`, `/capabilities`.
+ */
+function matchRoute(path: string): { kind: 'tools' | 'capabilities'; rawToolId?: string } | null {
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (p.length < 6) return null;
+  const head = p.slice(0, 7).toLowerCase();
+  if (head === '/tools' && p.length === 6) return { kind: 'tools' };
+  if (head === '/tools/' && p.length > 7 && p.indexOf('/', 7) < 0) return { kind: 'tools', rawToolId: p.slice(7) };
+  if (p.length === 13 && p.toLowerCase() === '/capabilities') return { kind: 'capabilities' };
+  return null;
+}
+
+/**
  * `view` as Express's default ("simple", node:querystring) parser read it: a repeated parameter is not a view
  * name, so it falls back to the standard view (TC-VIEW-4) like any unknown value.
  */
 function viewParam(query: string): string | null {
-  if (!query.includes('view')) return null;
   const v = parseQuery(query).view;
   return typeof v === 'string' ? v : null;
 }

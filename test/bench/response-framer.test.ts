@@ -44,14 +44,24 @@ const handlers: Array<(res: http.ServerResponse) => void> = [
   (res) => res.writeHead(404).end('{"error":{}}'),
   (res) => res.writeHead(200).end(big),
   (res) => res.writeHead(200, { 'Content-Length': '0' }).end(),
+  (res) => res.writeHead(204).end(),
+  (res) => {
+    // chunked with trailers
+    res.writeHead(200, { 'Content-Type': 'text/plain', Trailer: 'X-Checksum' });
+    res.write('abc');
+    res.addTrailers({ 'X-Checksum': '42' });
+    res.end();
+  },
 ];
 const expected = [
-  { status: 200, bodyBytes: 7 },
-  { status: 200, bodyBytes: 'event: message\n'.length + 'data: {}\n\n'.length + 4 },
-  { status: 304, bodyBytes: 0 },
-  { status: 404, bodyBytes: 12 },
-  { status: 200, bodyBytes: big.length },
-  { status: 200, bodyBytes: 0 },
+  { status: 200, bodyBytes: 7, close: false },
+  { status: 200, bodyBytes: 'event: message\n'.length + 'data: {}\n\n'.length + 4, close: false },
+  { status: 304, bodyBytes: 0, close: false },
+  { status: 404, bodyBytes: 12, close: false },
+  { status: 200, bodyBytes: big.length, close: false },
+  { status: 200, bodyBytes: 0, close: false },
+  { status: 204, bodyBytes: 0, close: false },
+  { status: 200, bodyBytes: 3, close: true }, // the last request asked for Connection: close
 ];
 
 describe('bench: ResponseFramer', () => {
@@ -89,9 +99,10 @@ describe('bench: ResponseFramer', () => {
     expect(got).to.deep.equal(expected);
   });
 
-  it('skips an interim 100 Continue head', () => {
+  it('skips an interim 100 Continue head; reads chunk extensions and tab-separated lengths', () => {
     const f = new ResponseFramer();
-    expect(f.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))).to.deep.equal([{ status: 200, bodyBytes: 2 }]);
+    expect(f.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length:\t2\r\n\r\nok'))).to.deep.equal([{ status: 200, bodyBytes: 2, close: false }]);
+    expect(f.push(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;name=v\r\nabcd\r\n0\r\n\r\n'))).to.deep.equal([{ status: 200, bodyBytes: 4, close: false }]);
   });
 
   it('refuses what it cannot frame instead of miscounting', () => {
@@ -99,5 +110,6 @@ describe('bench: ResponseFramer', () => {
     expect(() => new ResponseFramer().push(Buffer.from('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nbody'))).to.throw(/neither Content-Length nor chunked/);
     expect(() => new ResponseFramer().push(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'))).to.throw(/bad chunk size/);
     expect(() => new ResponseFramer().push(Buffer.alloc(70 * 1024, 'a'))).to.throw(/over 64 KiB/);
+    expect(() => new ResponseFramer().push(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n'))).to.throw(/not followed by CRLF/);
   });
 });

@@ -62,7 +62,7 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
       for (const path of ['/tools', '/tools/ext.calculator', '/tools/mcp.github.create_issue']) {
         const r = await host.request(method, path, host.adminKey, JSON.stringify({ toolId: 'ext.evil', safetyTier: 'pure' }));
         expect(r.status, `${method} ${path}`).to.equal(405);
-        expect(r.headers.get('allow')).to.equal('GET');
+        expect(r.headers.get('allow')).to.equal('GET, HEAD');
       }
     }
     await list(s.acme.key);

@@ -120,7 +120,9 @@ forEachDatabase('security: OIDC/JWT bearer tokens over HTTP', (database) => {
   const refused = async (token: string) => {
     const rest = await host.get('/tools', token);
     const gql = await host.request('POST', '/graphql', token, JSON.stringify({ query: '{ me { name } }' }));
-    return { rest, gql };
+    // An admin operation (role check in the service layer, not requirePrincipal): the same challenge.
+    const admin = await host.request('POST', '/graphql', token, JSON.stringify({ query: '{ tenants { name } }' }));
+    return { rest, gql, admin };
   };
 
   for (const [what, make] of refusals) {
@@ -142,10 +144,11 @@ forEachDatabase('security: OIDC/JWT bearer tokens over HTTP', (database) => {
     const cases: Array<[string, () => Promise<string>]> = [...refusals, ['a revoked API key', async () => victim.key], ['an unknown API key', async () => `tc_${'B'.repeat(43)}`]];
     const wrong: string[] = [];
     for (const [what, make] of cases) {
-      const { rest, gql } = await refused(await make());
-      expect([rest.status, gql.status], what).to.deep.equal([401, 401]);
-      if (rest.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what} (REST): ${rest.headers.get('www-authenticate')}`);
-      if (gql.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what} (GraphQL): ${gql.headers.get('www-authenticate')}`);
+      const { rest, gql, admin } = await refused(await make());
+      expect([rest.status, gql.status, admin.status], what).to.deep.equal([401, 401, 401]);
+      for (const [where, r] of [['REST', rest], ['GraphQL me', gql], ['GraphQL tenants', admin]] as const) {
+        if (r.headers.get('www-authenticate') !== REFUSED) wrong.push(`${what} (${where}): ${r.headers.get('www-authenticate')}`);
+      }
     }
     expect(wrong, `WWW-Authenticate differs from the documented ${REFUSED}`).to.deep.equal([]);
   });

@@ -182,5 +182,11 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     expect(b.status).to.equal(200);
     expectStandardList(b.json());
     expect(b.headers.get('ratelimit-remaining')).to.equal('4');
+    // Requests without a principal spend no bucket: they are answered 401 however many there are.
+    for (let i = 0; i < 7; i++) {
+      const anon = await hardened.get('/tools', i % 2 ? 'tc_not-a-key' : null);
+      expect(anon.status).to.equal(401);
+      expect(anon.headers.get('ratelimit-limit')).to.equal(null);
+    }
   });
 });
