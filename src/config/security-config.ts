@@ -13,6 +13,8 @@ export interface SecurityConfig {
   readonly landingPage: boolean;
   /** Per-principal token bucket on the REST routes. */
   readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
+  /** When set, GET /metrics requires `Authorization: Bearer <this>`; null: /metrics is open (internal network only). */
+  readonly metricsToken: string | null;
 }
 
 export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
@@ -27,6 +29,7 @@ export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES: `default ${DEFAULT_GRAPHQL_LIMITS.maxRequestBytes}`,
   TOOLCAT_RATE_LIMIT_BURST: 'REST requests a principal may make at once (default 200)',
   TOOLCAT_RATE_LIMIT_PER_SECOND: 'sustained REST requests per second per principal (default 100)',
+  TOOLCAT_METRICS_TOKEN: 'bearer token required by GET /metrics (at least 16 characters); unset: /metrics is open',
   TOOLCAT_JWT_ISSUER: 'enables OIDC/JWT bearer tokens: the expected iss',
   TOOLCAT_JWT_AUDIENCE: 'expected aud (comma-separated for several)',
   TOOLCAT_JWT_JWKS_URL: 'the IdP JWKS endpoint (https; http only on loopback)',
@@ -63,7 +66,14 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
       refillPerSecond: int('TOOLCAT_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
       maxKeys: 100_000,
     },
+    metricsToken: metricsToken(env.TOOLCAT_METRICS_TOKEN, problems),
   };
+}
+
+function metricsToken(v: string | undefined, problems: string[]): string | null {
+  if (v === undefined || v === '') return null;
+  if (v.length < 16 || !/^[\x21-\x7e]+$/.test(v)) problems.push('TOOLCAT_METRICS_TOKEN must be at least 16 printable ASCII characters, without spaces');
+  return v;
 }
 
 function loadJwt(env: Env, int: Num, problems: string[]): SecurityConfig['jwt'] {

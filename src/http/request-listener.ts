@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -91,7 +91,12 @@ export function buildRequestListener(deps: {
     const ready = health.isReady;
     res.status(ready ? 200 : 503).type('application/json').end(JSON.stringify({ status: ready ? 'ready' : 'not-ready', database: health.isUp ? 'up' : 'down' }));
   });
-  app.get('/metrics', async (_req, res) => {
+  const metricsAllowed = metricsGate(security.metricsToken);
+  app.get('/metrics', async (req, res) => {
+    if (!metricsAllowed(req.headers.authorization)) {
+      res.status(401).set('WWW-Authenticate', 'Bearer realm="toolcat-metrics"').type('application/json').end(errorBody('UNAUTHENTICATED', 'GET /metrics needs the metrics token.'));
+      return;
+    }
     res.status(200).type(metrics.registry.contentType).end(await metrics.registry.metrics());
   });
   // While the database is known to be down, fail fast instead of queueing on the pool (issue 7).
@@ -129,6 +134,13 @@ export function buildRequestListener(deps: {
       if (!rest(req, res)) app(req, res);
     });
   };
+}
+
+/** Open when no token is configured; otherwise exactly `Bearer <token>`, compared in constant time. */
+function metricsGate(token: string | null): (authorization: string | undefined) => boolean {
+  if (token === null) return () => true;
+  const want = createHash('sha256').update(`Bearer ${token}`).digest();
+  return (authorization) => authorization !== undefined && timingSafeEqual(createHash('sha256').update(authorization).digest(), want);
 }
 
 /**

@@ -7,7 +7,8 @@ import { createDataSource } from '../../src/persistence/data-source';
 import { forEachDatabase } from '../helpers/databases';
 import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
 import { CLI, gqlAt, run, startReplica } from '../helpers/processes';
-import { aGrant, aTenantWithKey, hostPerSuite } from '../helpers/test-host';
+import { loadConfig, testConfig } from '../../src/config/config';
+import { aGrant, aTenantWithKey, hostPerSuite, startHost } from '../helpers/test-host';
 
 forEachDatabase('operations', (database) => {
   const suite = hostPerSuite(database, { healthProbeMs: 100 });
@@ -48,6 +49,26 @@ forEachDatabase('operations', (database) => {
       /toolcat_db_pool_connections\{state="total"\} [1-9]/,
       /toolcat_process_resident_memory_bytes/,
     ]) expect(text).to.match(series);
+  });
+
+  it('/metrics answers only with the metrics token when TOOLCAT_METRICS_TOKEN is set (API keys do not open it)', async () => {
+    const token = 'm3tr1cs-t0ken-for-the-scraper';
+    const guarded = await startHost(suite.db, { security: { ...testConfig().security, metricsToken: token }, startSources: false }, false);
+    try {
+      const t = await aTenantWithKey(suite.host, 'scraper');
+      for (const auth of [null, t.key, `${token}x`, token.slice(0, -1)]) {
+        const r = await guarded.get('/metrics', auth);
+        expect(r.status, String(auth)).to.equal(401);
+        expect(r.headers.get('www-authenticate')).to.equal('Bearer realm="toolcat-metrics"');
+        expect(r.text).not.to.include('toolcat_http_requests_total');
+      }
+      const ok = await guarded.get('/metrics', token);
+      expect(ok.status).to.equal(200);
+      expect(ok.text).to.match(/toolcat_http_requests_total/);
+    } finally {
+      await guarded.close();
+    }
+    expect(() => loadConfig({ TOOLCAT_METRICS_TOKEN: 'short' })).to.throw(/TOOLCAT_METRICS_TOKEN/);
   });
 
   it('JSON logs: every line of a request carries its id; authorization and secrets never appear', async () => {
