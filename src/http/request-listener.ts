@@ -12,10 +12,11 @@ import type { DbHealth } from '../ops/db-health';
 import type { Metrics } from '../ops/metrics';
 import { runInRequest } from '../ops/request-scope';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
-import { JSON_CONTENT_TYPE, errorBody, sendJson } from '../rest/http-status';
+import { DATABASE_UNAVAILABLE_BODY, JSON_CONTENT_TYPE, errorBody, sendJson } from '../rest/http-status';
 import { createRateLimiter } from '../rest/rate-limit';
 import { createRestFacade } from '../rest/rest-facade';
 import type { Logger } from '../shared/logger';
+import { splitTarget } from '../shared/request-target';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -23,7 +24,6 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 function requestIdOf(req: IncomingMessage): string {
   return String((req as IncomingMessage & { id?: string }).id);
 }
-const UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
 
 /**
  * The HTTP surface, as one node:http request listener. Every request first gets its id, access log line,
@@ -65,7 +65,7 @@ export function buildRequestListener(deps: {
     }
     if (err instanceof ServiceUnavailableError || isDatabaseUnavailable(err)) {
       health.markDown();
-      sendJson(res, 503, UNAVAILABLE_BODY, { 'Retry-After': '2' });
+      sendJson(res, 503, DATABASE_UNAVAILABLE_BODY, { 'Retry-After': '2' });
       return;
     }
     const declared = err !== null && typeof err === 'object' ? (err as { status?: unknown }).status : undefined;
@@ -102,7 +102,7 @@ export function buildRequestListener(deps: {
   // While the database is known to be down, fail fast instead of queueing on the pool (issue 7).
   app.use('/graphql', (_req: Request, res: Response, next: NextFunction) => {
     if (health.isUp) return next();
-    res.status(503).set({ 'Retry-After': '2', 'Content-Type': JSON_CONTENT_TYPE }).end(UNAVAILABLE_BODY);
+    res.status(503).set({ 'Retry-After': '2', 'Content-Type': JSON_CONTENT_TYPE }).end(DATABASE_UNAVAILABLE_BODY);
   });
   app.use(
     '/graphql',
@@ -153,8 +153,6 @@ function accessLog(req: IncomingMessage, res: ServerResponse, requestId: string,
     const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug';
     if (!log.isLevelEnabled(level)) return;
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    log[level]({ requestId, method: req.method, path: (q < 0 ? url : url.slice(0, q)).slice(0, 300), status: res.statusCode, durationMs }, 'request completed');
+    log[level]({ requestId, method: req.method, path: splitTarget(req.url).path.slice(0, 300), status: res.statusCode, durationMs }, 'request completed');
   });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
+import { splitTarget } from '../shared/request-target';
 
 /**
  * Prometheus metrics (issue 7): request rate and latency per route, cache hits and misses, sync results per
@@ -85,9 +86,7 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
 }
 
 function routeOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const p = q < 0 ? url : url.slice(0, q);
+  const p = splitTarget(req.url).path;
   if (p === '/tools') return '/tools';
   if (p.startsWith('/tools/')) return '/tools/:toolId';
   if (p === '/graphql' || p === '/capabilities' || p === '/healthz' || p === '/readyz' || p === '/metrics') return p;

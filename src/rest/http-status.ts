@@ -22,6 +22,7 @@ export function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
+export const DATABASE_UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
 export const NOT_FOUND_TOOL_BODY = errorBody('NOT_FOUND', 'No tool with this id is available to you.');
 export const METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'This resource is read-only: only GET is allowed.');
 

@@ -5,7 +5,8 @@ import type { GraphQLContext } from '../graphql/context';
 import { ifNoneMatchHits } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
-import { HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, sendJson, statusForErrors } from './http-status';
+import { splitTarget } from '../shared/request-target';
+import { DATABASE_UNAVAILABLE_BODY, HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, sendJson, statusForErrors } from './http-status';
 import { type RateLimiter, admitOrRefuse } from './rate-limit';
 
 export interface RestFacadeDeps {
@@ -22,7 +23,6 @@ export interface RestFacadeDeps {
 /** The facade's answer to one request; false when the path is not one of its endpoints. */
 export type RestFacade = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-const UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
 
 /**
  * The REST facade (RFC 0078): parse the request, run a fixed GraphQL document in-process, map the outcome.
@@ -38,9 +38,8 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
   for (const doc of [LIST_TOOLS, GET_TOOL, CAPABILITIES]) exec.prepare(doc);
 
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const route = matchRoute(q < 0 ? url : url.slice(0, q));
+    const { path, query } = splitTarget(req.url);
+    const route = matchRoute(path);
     if (!route) return false;
     let toolId: string | null = null;
     if (route.rawToolId !== undefined) {
@@ -58,10 +57,10 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
       return true;
     }
     if (!deps.databaseUp()) {
-      sendJson(res, 503, UNAVAILABLE_BODY, { 'Retry-After': '2' });
+      sendJson(res, 503, DATABASE_UNAVAILABLE_BODY, { 'Retry-After': '2' });
       return true;
     }
-    const view = q < 0 ? null : viewParam(url.slice(q + 1));
+    const view = query === null ? null : viewParam(query);
     serve(deps, req, res, route.kind === 'capabilities' ? null : toolId === null ? { view } : { toolId, view }).catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };
