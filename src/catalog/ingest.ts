@@ -16,6 +16,13 @@ export interface PreparedTool {
   readonly findings: readonly CredentialFinding[];
 }
 
+/** A tool that passed the ingest gate: everything but the host's classification, which withDecision adds. */
+export interface GatedTool {
+  readonly unclassified: Omit<ToolRecord, 'classification' | 'classified'>;
+  /** Credential material removed on the way in: to be logged (place and kind only), never served. */
+  readonly findings: readonly CredentialFinding[];
+}
+
 /**
  * The single ingest gate every source goes through. Checks bounds and shape, removes credential material
  * (TC-DESC-4), applies the host's classification (TC-DESC-5/6) and produces the stored record. Refusal is a
@@ -26,6 +33,14 @@ export function prepareTool(
   hostDecision: Classification | null,
   bounds: IngestBounds = DEFAULT_INGEST_BOUNDS,
 ): PreparedTool {
+  return withDecision(gateTool(def, bounds), hostDecision);
+}
+
+/**
+ * The gate alone (all of prepareTool but the classification). An MCP sync gates each listed tool once, when it
+ * examines the listing, and hands the result to the projection, which only adds each tool's decision.
+ */
+export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_INGEST_BOUNDS): GatedTool {
   const findings: CredentialFinding[] = [];
   if (!isValidToolId(def.toolId)) refuse(`toolId ${JSON.stringify(def.toolId)} is not a valid tool id`);
   const name = requireText(def.name, 'name', bounds.maxNameLength, true);
@@ -41,30 +56,35 @@ export function prepareTool(
     def.outputSchema === undefined || def.outputSchema === null
       ? null
       : scrubSchema(requireSchema(def.outputSchema, 'outputSchema', bounds), '/outputSchema', findings);
-  const classification = classify(def.source, hostDecision);
   const inputSchemaText = JSON.stringify(inputSchema);
   const outputSchemaText = outputSchema === null ? null : JSON.stringify(outputSchema);
   const claimsText = def.claims === undefined || def.claims === null ? null : boundedJson(def.claims, bounds);
   const compactForm = compactFor(inputSchemaText);
-  const record: ToolRecord = {
-    toolId: def.toolId,
-    source: def.source,
-    origin: def.origin,
-    tenantId: def.tenantId ?? null,
-    name,
-    title,
-    description,
-    inputSchemaText,
-    outputSchemaText,
-    classification,
-    classified: hostDecision !== null,
-    claimsText,
-    contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
-    compactSchemaText: compactForm.schemaText,
-    compactNotesText: JSON.stringify(compactForm.notes),
-    compactKey: compactForm.key,
+  return {
+    unclassified: {
+      toolId: def.toolId,
+      source: def.source,
+      origin: def.origin,
+      tenantId: def.tenantId ?? null,
+      name,
+      title,
+      description,
+      inputSchemaText,
+      outputSchemaText,
+      claimsText,
+      contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
+      compactSchemaText: compactForm.schemaText,
+      compactNotesText: JSON.stringify(compactForm.notes),
+      compactKey: compactForm.key,
+    },
+    findings,
   };
-  return { record, findings };
+}
+
+/** A gated tool with the host's decision applied (TC-DESC-5/6: the fail-closed default when there is none). */
+export function withDecision(gated: GatedTool, hostDecision: Classification | null): PreparedTool {
+  const u = gated.unclassified;
+  return { record: { ...u, classification: classify(u.source, hostDecision), classified: hostDecision !== null }, findings: gated.findings };
 }
 
 /** Hash of what the upstream defined (not of the classification): drift detection keys on it. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CatalogError } from '../catalog/catalog.errors';
 import type { CredentialFinding } from '../catalog/credential-scrub';
-import { prepareTool } from '../catalog/ingest';
+import { type GatedTool, gateTool } from '../catalog/ingest';
 import type { IngestBounds } from '../catalog/ingest-bounds';
 import type { ToolDefinition } from '../catalog/tool-record';
 import { mcpToolId } from './mcp-tool-id';
@@ -21,6 +21,8 @@ export interface UpstreamTool {
   readonly definitionHash: string;
   readonly quarantineReason: string | null;
   readonly findings: readonly CredentialFinding[];
+  /** The ingest gate's result for a tool that passed it (in memory only: the projection reuses it). */
+  readonly gated: GatedTool | null;
 }
 
 export function keyOf(sourceName: string, name: string): string {
@@ -60,7 +62,7 @@ export function buildSnapshot(sourceName: string, tenantId: string | null, rawTo
     seen.add(t.key);
     const copies = byName.get(t.key)!;
     const distinct = new Set(copies.map((c) => c.rawText));
-    result.push(distinct.size > 1 ? { ...t, quarantineReason: `the server listed ${copies.length} different tools named ${JSON.stringify(t.name.slice(0, 100))}` } : t);
+    result.push(distinct.size > 1 ? { ...t, gated: null, quarantineReason: `the server listed ${copies.length} different tools named ${JSON.stringify(t.name.slice(0, 100))}` } : t);
   }
   return result;
 }
@@ -69,7 +71,7 @@ function examine(sourceName: string, tenantId: string | null, raw: unknown, inde
   const rawText = safeJson(raw);
   const rec = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   const name = rec && typeof rec.name === 'string' ? rec.name : `#${index}`;
-  const base = { key: keyOf(sourceName, name), name: name.slice(0, 512), rawText, findings: [] as CredentialFinding[] };
+  const base = { key: keyOf(sourceName, name), name: name.slice(0, 512), rawText, findings: [] as CredentialFinding[], gated: null };
   const definitionHash = rec
     ? createHash('sha256').update(safeJson([rec.title ?? null, rec.description ?? null, rec.inputSchema ?? null, rec.outputSchema ?? null])).digest('hex')
     : '';
@@ -78,8 +80,8 @@ function examine(sourceName: string, tenantId: string | null, raw: unknown, inde
   const toolId = mcpToolId(sourceName, rec.name);
   if (!toolId) return { ...base, toolId: null, definitionHash, quarantineReason: 'the name cannot form a toolId (empty, or too long once escaped)' };
   try {
-    const { findings } = prepareTool(toDefinition(sourceName, tenantId, toolId, rec), null, bounds);
-    return { ...base, toolId, definitionHash, quarantineReason: null, findings };
+    const gated = gateTool(toDefinition(sourceName, tenantId, toolId, rec), bounds);
+    return { ...base, toolId, definitionHash, quarantineReason: null, findings: gated.findings, gated };
   } catch (err) {
     if (!(err instanceof CatalogError)) throw err;
     return { ...base, toolId, definitionHash, quarantineReason: err.message };

@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import type { Classification } from '../catalog/descriptor';
 import { compactKeyOf } from '../catalog/compact-view';
-import { prepareTool } from '../catalog/ingest';
+import { type GatedTool, prepareTool, withDecision } from '../catalog/ingest';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { ClassificationEntity } from '../persistence/classification.entity';
 import { McpSourceEntity } from '../persistence/mcp-source.entity';
@@ -18,14 +18,22 @@ export function reviewStateOf(decision: ClassificationEntity | undefined, defini
   return decision && decision.approvedHash !== null && decision.approvedHash !== definitionHash ? 'pending' : 'none';
 }
 
+/** A tool of the listing a snapshot is applying, as the ingest gate left it (see gateTool). */
+export interface GatedListing {
+  /** The listing's JSON text of the tool: reused only for the upstream row holding exactly this text. */
+  readonly rawText: string;
+  readonly gated: GatedTool;
+}
+
 /**
  * Rebuilds the served tools of one MCP source from its upstream tools, the host's decisions and the
  * source's drift policy (issue 4, drift review). A decision applies only to the definition it was made for:
  * a changed tool is served as unclassified (`write`, TC-DESC-6) under `keep-serving`, or not at all under
  * `withhold`, until an admin approves it. Quarantined tools are never served. Writes only what changed;
- * bumps the catalog version when anything did. Runs inside the caller's transaction.
+ * bumps the catalog version when anything did. Runs inside the caller's transaction. `gatedNow`: the gate's
+ * results for the listing being applied (by toolId), so that a sync gates each tool once.
  */
-export async function projectSource(m: EntityManager, sourceName: string): Promise<{ served: number; changed: boolean }> {
+export async function projectSource(m: EntityManager, sourceName: string, gatedNow?: ReadonlyMap<string, GatedListing>): Promise<{ served: number; changed: boolean }> {
   const src = await m.getRepository(McpSourceEntity).findOne({ where: { name: sourceName } });
   const current = await m.getRepository(ToolEntity).find({ where: { origin: sourceName, source: 'mcp' } });
   const currentById = new Map(current.map((t) => [t.toolId, t]));
@@ -50,8 +58,11 @@ export async function projectSource(m: EntityManager, sourceName: string): Promi
       continue;
     }
     let entity: ToolEntity;
+    const known = gatedNow?.get(u.toolId!);
     try {
-      entity = toEntity(prepareTool(toDefinition(src!.name, src!.tenantId, u.toolId!, raw), decision).record, now, u.definitionHash);
+      // The snapshot being applied already gated this very listing: only the decision is left to apply.
+      const prepared = known && known.rawText === u.raw ? withDecision(known.gated, decision) : prepareTool(toDefinition(src!.name, src!.tenantId, u.toolId!, raw), decision);
+      entity = toEntity(prepared.record, now, u.definitionHash);
     } catch {
       continue; // checked at snapshot time; a tool that no longer passes the gate is simply not served
     }

@@ -7,7 +7,7 @@ import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
 import { buildSnapshot } from './snapshot';
-import { projectSource } from './source-projection';
+import { type GatedListing, projectSource } from './source-projection';
 
 export interface SnapshotOutcome {
   readonly added: number;
@@ -71,7 +71,9 @@ export class SourceSnapshotService {
         changes.push(change(sourceName, r.name, r.toolId, 'removed', r.definitionHash, null, null, now));
       }
       for (let i = 0; i < changes.length; i += 200) await m.getRepository(ToolChangeEntity).save(changes.slice(i, i + 200));
-      const { served } = await projectSource(m, sourceName);
+      const gatedNow = new Map<string, GatedListing>();
+      for (const t of snapshot) if (t.gated && t.toolId) gatedNow.set(t.toolId, { rawText: t.rawText, gated: t.gated });
+      const { served } = await projectSource(m, sourceName, gatedNow);
       const quarantined = snapshot.filter((t) => t.quarantineReason).length;
       await m.getRepository(McpSourceEntity).update({ name: sourceName }, { quarantinedCount: quarantined });
       return { added, changed, removed: removed.length, quarantined, served };
