@@ -3,8 +3,8 @@
  * (+ `maxItems` when closed) with a positional note (T27); `items: false` becomes `maxItems: 0` (T30);
  * `contains` is described, never kept.
  */
-import { canonical } from './json';
-import { anyNode, isWorthEmitting, type IrNote, type Mutable, type Node } from './ir';
+import { canonical, nonNegInt } from './json';
+import { anyNode, isWorthEmitting, type AddNote, type Mutable, type Node } from './ir';
 import { summarize } from './describe';
 import { TEXT } from './notes';
 import { union } from './union';
@@ -12,11 +12,7 @@ import { joinPointer } from './pointer';
 import type { Compiler } from './context';
 import type { RawObject } from './json';
 
-type Add = (rule: string, action: IrNote['action'], text: string, extra?: Partial<IrNote>) => void;
 
-function nonNegInt(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
-}
 
 /** A stable identity for comparing compiled positions (notes and annotations excluded). */
 function shape(n: Node): string {
@@ -30,7 +26,7 @@ function shape(n: Node): string {
 export function compileArrayPart(
   r: RawObject,
   out: Mutable<Node>,
-  add: Add,
+  add: AddNote,
   loc: string,
   depth: number,
   canNest: boolean,

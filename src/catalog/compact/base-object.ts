@@ -3,23 +3,19 @@
  * are coerced (T45, T47), property maps are Maps (no `__proto__` hazard, T46), `additionalProperties: {}`
  * means absent, `propertyNames` / `unevaluatedProperties` are described.
  */
-import { isObject, type RawObject } from './json';
-import { isWorthEmitting, type IrNote, type Mutable, type Node } from './ir';
+import { isObject, nonNegInt, type RawObject } from './json';
+import { isWorthEmitting, type AddNote, type Mutable, type Node } from './ir';
 import { summarize } from './describe';
 import { TEXT } from './notes';
 import { joinPointer } from './pointer';
 import type { Compiler } from './context';
 
-type Add = (rule: string, action: IrNote['action'], text: string, extra?: Partial<IrNote>) => void;
 
-function nonNegInt(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
-}
 
 export function compileObjectPart(
   r: RawObject,
   out: Mutable<Node>,
-  add: Add,
+  add: AddNote,
   loc: string,
   depth: number,
   canNest: boolean,
@@ -67,7 +63,7 @@ export function compileObjectPart(
   }
 }
 
-function compilePropertyNames(r: RawObject, out: Mutable<Node>, add: Add, loc: string, depth: number, c: Compiler): void {
+function compilePropertyNames(r: RawObject, out: Mutable<Node>, add: AddNote, loc: string, depth: number, c: Compiler): void {
   const pn = r.propertyNames;
   if (pn === undefined || pn === true) return;
   if (pn === false) {

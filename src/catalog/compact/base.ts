@@ -4,8 +4,8 @@
  * allOf, anyOf, oneOf) and the parked keywords (patternProperties, dependent*, if/then/else, not) are
  * handled by node.ts / the step modules.
  */
-import { canonical, hasOwn, isObject, uniqueValues, type RawObject } from './json';
-import { note, type IrNote, type Mutable, type Node } from './ir';
+import { canonical, hasOwn, isObject, nonNegInt, uniqueValues, type RawObject } from './json';
+import { note, type AddNote, type IrNote, type Mutable, type Node } from './ir';
 import { stripUndefined } from './intersect';
 import { TEXT } from './notes';
 import { parseTypes, typesOfValues } from './types-parse';
@@ -51,9 +51,8 @@ export function compileBase(r: RawObject, loc: string, depth: number, c: Compile
   return stripUndefined(out);
 }
 
-type Add = (rule: string, action: IrNote['action'], text: string, extra?: Partial<IrNote>) => void;
 
-function compileEnum(r: RawObject, out: Mutable<Node>, add: Add, maxEnum: number): void {
+function compileEnum(r: RawObject, out: Mutable<Node>, add: AddNote, maxEnum: number): void {
   let values: JsonValue[] | undefined;
   if (hasOwn(r, 'enum')) {
     if (Array.isArray(r.enum)) values = uniqueValues(r.enum as JsonValue[]);
@@ -73,15 +72,12 @@ function compileEnum(r: RawObject, out: Mutable<Node>, add: Add, maxEnum: number
   out.enum = values;
 }
 
-function nonNegInt(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
-}
 
 function finite(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-function compileStringPart(r: RawObject, out: Mutable<Node>, add: Add, formats: readonly string[]): void {
+function compileStringPart(r: RawObject, out: Mutable<Node>, add: AddNote, formats: readonly string[]): void {
   out.minLength = nonNegInt(r.minLength);
   out.maxLength = nonNegInt(r.maxLength);
   if (typeof r.pattern === 'string') {
@@ -119,7 +115,7 @@ function holdsSchemaKeys(v: unknown, depth = 0): boolean {
   return Object.keys(v).some((k) => BANNED_OR_DEFS.has(k) || holdsSchemaKeys(v[k], depth + 1));
 }
 
-function compileAnnotations(r: RawObject, out: Mutable<Node>, add: Add): void {
+function compileAnnotations(r: RawObject, out: Mutable<Node>, add: AddNote): void {
   if (typeof r.description === 'string' && r.description !== '') out.description = r.description;
   // T35: title becomes the description only when there is none; a real description always wins
   else if (typeof r.title === 'string' && r.title.trim() !== '') out.description = r.title;

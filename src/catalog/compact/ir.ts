@@ -202,3 +202,6 @@ export function tidy(n: Node): Node {
 export function note(rule: string, action: NoteAction, text: string, origin: string, extra?: Partial<IrNote>): IrNote {
   return { rule, action, text, origin, ...extra };
 }
+
+/** Records one note of what compilation relaxed, at the current location. */
+export type AddNote = (rule: string, action: IrNote['action'], text: string, extra?: Partial<IrNote>) => void;

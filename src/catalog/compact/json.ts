@@ -6,6 +6,11 @@ import type { JsonObject, JsonType, JsonValue } from './types';
 
 export type RawObject = Record<string, unknown>;
 
+/** A non-negative integer keyword value (minItems, maxLength, …), or undefined for anything else. */
+export function nonNegInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
 export function isObject(value: unknown): value is RawObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
