@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Client as PgClient } from 'pg';
 import type { DatabaseConfig } from '../src/config/config';
 import { BLOCKS_PER_SOURCE, TOOLS_PER_BLOCK, TOOLS_PER_SOURCE, blockPrefix, sourceName, toolIdOf } from './catalog-data';
+import { createTempPgDatabase } from '../test/helpers/databases';
 import { type Measured, type Observed, type Options, Gql, get, log, measure, observed, onCleanup, profiled, sequentialLatency, startWorker } from './common';
 import type { Worker } from './ipc';
 import type { LoadTarget } from './loadgen';
@@ -71,32 +71,21 @@ export interface ScaleReport {
 }
 
 async function createPgDatabase(adminUrl: string): Promise<{ db: DatabaseConfig; name: string; settings: string; drop(): Promise<void> }> {
-  const name = `toolcat_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new PgClient({ connectionString: adminUrl });
-  await admin.connect();
-  let settings = '';
+  const created = await createTempPgDatabase(adminUrl, 'toolcat_bench', 10);
+  const c = new PgClient({ connectionString: created.db.url });
+  await c.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const r = await admin.query<Record<string, string>>(
+    const r = await c.query<Record<string, string>>(
       "SELECT current_setting('server_version') AS v, current_setting('jit') AS jit, current_setting('jit_above_cost') AS jac, current_setting('jit_optimize_above_cost') AS joc, current_setting('shared_buffers') AS sb",
     );
     const x = r.rows[0];
-    settings = `PostgreSQL ${x.v}, jit=${x.jit} (jit_above_cost ${x.jac}, jit_optimize_above_cost ${x.joc}), shared_buffers ${x.sb}`;
+    return { ...created, settings: `PostgreSQL ${x.v}, jit=${x.jit} (jit_above_cost ${x.jac}, jit_optimize_above_cost ${x.joc}), shared_buffers ${x.sb}` };
+  } catch (err) {
+    await created.drop();
+    throw err;
   } finally {
-    await admin.end();
+    await c.end();
   }
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  const drop = async () => {
-    const c = new PgClient({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await c.end();
-    }
-  };
-  return { db: { type: 'postgres', url: u.toString(), poolSize: 10 }, name, settings, drop };
 }
 
 interface Pending {

@@ -25,33 +25,39 @@ const sqlite: TestDatabase = {
   },
 };
 
+/**
+ * A fresh database on the PostgreSQL server at `adminUrl` (named `<prefix>_<random hex>`), and how to drop it
+ * (WITH FORCE: connections left open by a failed test do not keep it alive). Used by the tests and the bench.
+ */
+export async function createTempPgDatabase(adminUrl: string, prefix: string, poolSize: number): Promise<{ db: DatabaseConfig & { type: 'postgres' }; name: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    db: { type: 'postgres', url: url.toString(), poolSize },
+    name,
+    drop: async () => {
+      const c = new Client({ connectionString: adminUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
 const postgres: TestDatabase = {
   name: 'postgres',
-  async create() {
-    const adminUrl = POSTGRES_URL!;
-    const dbName = `toolcat_test_${randomBytes(6).toString('hex')}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${dbName}`);
-    } finally {
-      await admin.end();
-    }
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    return {
-      db: { type: 'postgres', url: url.toString(), poolSize: 5 },
-      drop: async () => {
-        const c = new Client({ connectionString: adminUrl });
-        await c.connect();
-        try {
-          await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        } finally {
-          await c.end();
-        }
-      },
-    };
-  },
+  create: () => createTempPgDatabase(POSTGRES_URL!, 'toolcat_test', 5),
 };
 
 export const DATABASES: readonly TestDatabase[] = POSTGRES_URL ? [sqlite, postgres] : [sqlite];
