@@ -29,7 +29,8 @@ function requestIdOf(req: IncomingMessage): string {
  * The HTTP surface, as one node:http request listener. Every request first gets its id, access log line,
  * metrics and in-flight tracking; then the REST facade answers its endpoints directly (see rest-facade.ts for
  * why it is not an Express router) and Express serves the rest: /graphql (Apollo), health, metrics, 404.
- * Identity is decided once per request (shared by the rate limiter, REST and GraphQL).
+ * Identity is decided once per request, by one function shared by the REST facade (which also rate-limits by
+ * it) and GraphQL.
  */
 export function buildRequestListener(deps: {
   apollo: ApolloServer<GraphQLContext>;
@@ -44,19 +45,13 @@ export function buildRequestListener(deps: {
   track: (req: IncomingMessage, res: ServerResponse) => void;
 }): RequestListener {
   const { apollo, security, health, metrics, log } = deps;
-  const contexts = new WeakMap<IncomingMessage, Promise<GraphQLContext>>();
-  const contextFor = (req: IncomingMessage): Promise<GraphQLContext> => {
-    let ctx = contexts.get(req);
-    if (!ctx) {
-      ctx = buildContext(deps.authenticate, req.headers, requestIdOf(req)).catch((err: unknown) => {
-        if (!isDatabaseUnavailable(err)) throw err;
-        health.markDown();
-        throw new ServiceUnavailableError(err);
-      });
-      contexts.set(req, ctx);
-    }
-    return ctx;
-  };
+  // Identity, once per request: the facade and /graphql each call this once for the requests they serve.
+  const contextFor = (req: IncomingMessage): Promise<GraphQLContext> =>
+    buildContext(deps.authenticate, req.headers, requestIdOf(req)).catch((err: unknown) => {
+      if (!isDatabaseUnavailable(err)) throw err;
+      health.markDown();
+      throw new ServiceUnavailableError(err);
+    });
   const onError = (err: unknown, res: ServerResponse): void => {
     if (res.headersSent) {
       log.error({ err }, 'error after the response started');

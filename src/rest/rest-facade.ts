@@ -31,7 +31,7 @@ export type RestFacade = (req: IncomingMessage, res: ServerResponse) => boolean;
  * It is a plain node:http handler in front of Express, not an Express router: agents fetch the catalog on
  * every turn, and Express's per-request work (request/response prototype swaps, its router) measured 0.1 to
  * 0.25 ms of CPU per request on this machine, as much as writing a 1.5 MB body (`npm run bench`, issue 6).
- * Paths are matched exactly (`/tools`, `/tools/{toolId}`, `/capabilities`); anything else goes on to Express.
+ * Its paths are `/tools`, `/tools/{toolId}` and `/capabilities` (see matchRoute); anything else goes on to Express.
  */
 export function createRestFacade(deps: RestFacadeDeps): RestFacade {
   const { exec } = deps;
