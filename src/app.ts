@@ -16,16 +16,17 @@ import type { DataSource } from 'typeorm';
 import { CatalogCache } from './cache/catalog-cache';
 import { CatalogGeneration } from './cache/catalog-generation';
 import { deriveCapabilities } from './catalog/capabilities';
-import { refreshCompactForms } from './persistence/compact-refresh';
+import { refreshDerivedRows } from './services/derived-refresh';
 import { CatalogError } from './catalog/catalog.errors';
 import type { Config } from './config/config';
 import { ConfigFileError, loadConfigFile } from './config/config-file';
-import { createAuthenticator } from './auth/authenticator';
+import { createIdentity } from './auth/authenticator';
 import { AuditQueryService } from './audit/audit-query.service';
 import type { AppServices } from './graphql/services';
 import { createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
+import { CeilingService } from './services/ceiling.service';
 import { GrantService } from './services/grant.service';
 import { TenancyService } from './services/tenancy.service';
 import { ToolAdminService } from './services/tool-admin.service';
@@ -76,8 +77,9 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await generation.watch(dataSource, config.versionPollMs);
     const toolRepository = new ToolRepository(dataSource);
     const cache = new CatalogCache(toolRepository, generation, config.cache);
-    await refreshCompactForms(dataSource, log);
-    const tenancy = new TenancyService(dataSource, generation);
+    await refreshDerivedRows(dataSource, log);
+    const tenancy = new TenancyService(dataSource, generation, config.tenantDefaultCeiling);
+    const identity = createIdentity(config, tenancy, log);
     const toolAdmin = new ToolAdminService(dataSource, log);
     const snapshots = new SourceSnapshotService(dataSource, log);
     const metricsHook: { current?: (r: { source: string; status: string }) => void } = {};
@@ -92,13 +94,15 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const services: AppServices = {
       tenancy,
       grants: new GrantService(dataSource),
+      ceilings: new CeilingService(dataSource),
+      identity,
       toolAdmin,
       sources: new SourceAdminService(dataSource),
       snapshots,
       sync,
       scheduler,
       audit: new AuditQueryService(dataSource),
-      catalog: new CatalogReadService(toolRepository, cache, { compactView: config.compactView }),
+      catalog: new CatalogReadService(cache, { compactView: config.compactView }),
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
     if (config.configFile) await applyConfigFile(services, config.configFile);
@@ -120,7 +124,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const handler = buildRequestListener({
       apollo,
       rest: new PreparedExecutor(schema, makeFormatError(log)),
-      authenticate: createAuthenticator(config, tenancy, log),
+      authenticate: identity.authenticate,
       security: config.security,
       health,
       metrics,

@@ -8,9 +8,9 @@ import type { Principal } from '../catalog/principal';
 import { WWW_AUTHENTICATE, bearerKind, createBearerAuthenticator, parseBearerHeader, principalFromJwt } from './bearer';
 import { createJwtVerifier } from './jwt-verifier';
 
-const tenants: Record<string, { id: string; name: string }> = { acme: { id: 't-1', name: 'acme' } };
+const tenants: Record<string, { id: string; name: string }> = { acme: { id: 't-1', name: 'acme' }, globex: { id: 't-2', name: 'globex' } };
 const resolveTenant = async (claim: string) => (Object.hasOwn(tenants, claim) ? tenants[claim] : null);
-const identity = (roles: string[], tenant = 'acme') => ({ tenant, subject: 'alice@acme.test', roles });
+const identity = (roles: string[], tenant = 'acme', groups: string[] = []) => ({ tenant, subject: 'alice@acme.test', roles, groups });
 
 describe(parseBearerHeader.name, () => {
   it('takes the credential from a well-formed header only', () => {
@@ -47,8 +47,21 @@ describe(principalFromJwt.name, () => {
     expect((await principalFromJwt(identity(['toolcat-ops']), { ...opts, roleMap: { 'toolcat-ops': 'host-admin' } }))!.role).to.equal('host-admin');
   });
 
+  it('issue 11 defect 1: the same subject in two tenants is two principals (the id hashes the tenant too)', async () => {
+    const a = (await principalFromJwt(identity(['agent'], 'acme'), opts))!;
+    const b = (await principalFromJwt(identity(['agent'], 'globex'), opts))!;
+    expect([a.tenantId, b.tenantId]).to.deep.equal(['t-1', 't-2']);
+    expect(a.id).to.not.equal(b.id);
+    expect(a.kind).to.equal('jwt');
+  });
+
+  it('issue 11 defect 7: carries the token\'s groups, sorted and distinct, for narrowing grants', async () => {
+    const p = (await principalFromJwt(identity(['agent'], 'acme', ['ops', 'data', 'ops']), opts))!;
+    expect(p.groups).to.deep.equal(['data', 'ops']);
+  });
+
   it('refuses an unknown tenant, and a token without a mapped role unless a default role is configured', async () => {
-    expect(await principalFromJwt(identity(['agent'], 'globex'), opts)).to.equal(null);
+    expect(await principalFromJwt(identity(['agent'], 'initech'), opts)).to.equal(null);
     expect(await principalFromJwt(identity([]), opts)).to.equal(null);
     expect(await principalFromJwt(identity(['__proto__', 'constructor']), opts)).to.equal(null);
     expect((await principalFromJwt(identity([]), { ...opts, defaultRole: 'agent' }))!.role).to.equal('agent');
@@ -56,7 +69,7 @@ describe(principalFromJwt.name, () => {
 });
 
 describe(createBearerAuthenticator.name, () => {
-  const apiPrincipal: Principal = { id: 'p-1', tenantId: 't-1', tenantName: 'acme', name: 'bot', role: 'agent' };
+  const apiPrincipal: Principal = { id: 'p-1', kind: 'api-key', tenantId: 't-1', tenantName: 'acme', name: 'bot', role: 'agent', groups: [] };
   const seen: string[] = [];
   const authenticateApiKey = async (key: string) => (seen.push(key), key === 'tc_good' ? apiPrincipal : null);
 
@@ -73,7 +86,7 @@ describe(createBearerAuthenticator.name, () => {
     expect(await auth('tc_bad')).to.equal(null);
     expect((await auth(await token({})))!.role).to.equal('agent');
     expect(await auth(await token({ aud: 'other' }))).to.equal(null);
-    expect(await auth(await token({ tenant: 'globex' }))).to.equal(null);
+    expect(await auth(await token({ tenant: 'initech' }))).to.equal(null);
     expect(await auth('neither-a-key-nor-a-jwt')).to.equal(null);
     expect(seen, 'JWTs never reach the API-key store').to.deep.equal(['tc_good', 'tc_bad']);
     const noJwt = createBearerAuthenticator({ authenticateApiKey });

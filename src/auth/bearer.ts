@@ -47,8 +47,10 @@ const DEFAULT_ROLE_MAP: Readonly<Record<string, Role>> = Object.freeze({ agent: 
 
 /**
  * The Principal for a verified JWT identity: the tenant must exist, the role is the strongest mapped one. The id
- * is `jwt:` + 32 hex of SHA-256(issuer, subject): 36 characters like a UUID, stable, and never equal to the id
- * of a stored principal, so principal-level grants (which name stored principals) never apply to it.
+ * is `jwt:` + 32 hex of SHA-256(issuer, tenant id, subject): 36 characters like a UUID, stable, never equal to
+ * the id of a stored principal, and different in every tenant (issue 11 defect 1: with issuer and subject alone,
+ * one subject in two tenants was one principal to every per-principal cache and budget). Narrowing comes from
+ * the token's groups (issue 11 defect 7): grants naming one of them narrow this principal.
  */
 export async function principalFromJwt(identity: JwtIdentity, opts: JwtPrincipalOptions): Promise<Principal | null> {
   const roleMap = opts.roleMap ?? DEFAULT_ROLE_MAP;
@@ -57,8 +59,9 @@ export async function principalFromJwt(identity: JwtIdentity, opts: JwtPrincipal
   if (role === null) return null;
   const tenant = await opts.resolveTenant(identity.tenant);
   if (!tenant) return null;
-  const id = `jwt:${createHash('sha256').update(`${opts.issuer}\u0000${identity.subject}`).digest('hex').slice(0, 32)}`;
-  return { id, tenantId: tenant.id, tenantName: tenant.name, name: identity.subject, role };
+  const id = `jwt:${createHash('sha256').update(`${opts.issuer}\u0000${tenant.id}\u0000${identity.subject}`).digest('hex').slice(0, 32)}`;
+  const groups = [...new Set(identity.groups)].sort();
+  return { id, kind: 'jwt', tenantId: tenant.id, tenantName: tenant.name, name: identity.subject, role, groups };
 }
 
 export interface BearerAuthenticatorOptions {

@@ -6,6 +6,8 @@ export interface JwtIdentity {
   readonly tenant: string;
   readonly subject: string;
   readonly roles: string[];
+  /** Narrowing grant groups (issue 11 defect 7); empty when the token carries none. */
+  readonly groups: string[];
 }
 
 export interface ClaimNames {
@@ -14,6 +16,8 @@ export interface ClaimNames {
   readonly subjectClaim: string;
   /** An array of strings or one space-separated string (the OAuth `scope` convention). */
   readonly rolesClaim: string;
+  /** Same forms as rolesClaim: the groups whose narrowing grants apply to the token's principal. */
+  readonly groupsClaim: string;
 }
 
 export type ClaimProblem = 'missing_claim' | 'invalid_claim';
@@ -46,7 +50,8 @@ function idValue(v: unknown): string | ClaimProblem {
   return s;
 }
 
-function rolesValue(v: unknown): string[] | ClaimProblem {
+/** A list claim (roles, groups): an array of strings or one space-separated string; bounded, printable, distinct. */
+function listValue(v: unknown): string[] | ClaimProblem {
   if (v === undefined || v === null) return [];
   const list = typeof v === 'string' ? v.split(/[ \t]+/).filter((r) => r !== '') : v;
   if (!Array.isArray(list) || list.length > MAX_ROLES) return 'invalid_claim';
@@ -58,13 +63,15 @@ function rolesValue(v: unknown): string[] | ClaimProblem {
   return roles;
 }
 
-/** The identity in a verified payload, or why there is none. A missing roles claim is an empty list. */
+/** The identity in a verified payload, or why there is none. A missing roles or groups claim is an empty list. */
 export function identityFromClaims(payload: Readonly<Record<string, unknown>>, names: ClaimNames): JwtIdentity | ClaimProblem {
   const tenant = idValue(claimAt(payload, names.tenantClaim));
   if (tenant === 'missing_claim' || tenant === 'invalid_claim') return tenant;
   const subject = idValue(claimAt(payload, names.subjectClaim));
   if (subject === 'missing_claim' || subject === 'invalid_claim') return subject;
-  const roles = rolesValue(claimAt(payload, names.rolesClaim));
+  const roles = listValue(claimAt(payload, names.rolesClaim));
   if (!Array.isArray(roles)) return roles;
-  return { tenant, subject, roles };
+  const groups = listValue(claimAt(payload, names.groupsClaim));
+  if (!Array.isArray(groups)) return groups;
+  return { tenant, subject, roles, groups: [...groups].sort() };
 }

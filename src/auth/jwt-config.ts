@@ -20,6 +20,8 @@ export interface JwtConfig {
   readonly subjectClaim?: string;
   /** Default 'roles'; an array of strings or a space-separated string. */
   readonly rolesClaim?: string;
+  /** Default 'groups'; same forms as rolesClaim. Names the narrowing grant groups of the token's principal. */
+  readonly groupsClaim?: string;
   /** How long fetched keys are trusted before a refetch. Default 10 min. */
   readonly jwksCacheMaxAgeMs?: number;
   /** Least time between two refetches triggered by unknown kids. Default 30 s. */
@@ -51,6 +53,7 @@ export interface ResolvedJwtConfig {
   readonly tenantClaim: string;
   readonly subjectClaim: string;
   readonly rolesClaim: string;
+  readonly groupsClaim: string;
   readonly jwksCacheMaxAgeMs: number;
   readonly jwksCooldownMs: number;
   readonly jwksTimeoutMs: number;
@@ -112,6 +115,7 @@ export function resolveJwtConfig(c: JwtConfig): ResolvedJwtConfig {
     tenantClaim: claim(c.tenantClaim, 'tenant', 'tenantClaim'),
     subjectClaim: claim(c.subjectClaim, 'sub', 'subjectClaim'),
     rolesClaim: claim(c.rolesClaim, 'roles', 'rolesClaim'),
+    groupsClaim: claim(c.groupsClaim, 'groups', 'groupsClaim'),
     jwksCacheMaxAgeMs: nonNegative(c.jwksCacheMaxAgeMs, 600_000, 'jwksCacheMaxAgeMs', problems),
     jwksCooldownMs: nonNegative(c.jwksCooldownMs, 30_000, 'jwksCooldownMs', problems),
     jwksTimeoutMs: nonNegative(c.jwksTimeoutMs, 5_000, 'jwksTimeoutMs', problems),

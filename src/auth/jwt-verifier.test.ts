@@ -72,11 +72,11 @@ describe(createJwtVerifier.name, () => {
 
   it('accepts RS256 and ES256 tokens and maps tenant (dotted path), subject and roles (array or string)', async () => {
     const v = verifierFor({ tenantClaim: 'org.id', rolesClaim: 'scope' });
-    expect(await v.verify(await sign(rsa, { org: { id: 'acme' }, scope: 'agent  tenant-admin' }))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: ['agent', 'tenant-admin'] });
-    expect(await v.verify(await sign(ec, { org: { id: 42 }, scope: ['agent', 'agent'] }))).to.deep.equal({ tenant: '42', subject: 'user-1', roles: ['agent'] });
+    expect(await v.verify(await sign(rsa, { org: { id: 'acme' }, scope: 'agent  tenant-admin' }))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: ['agent', 'tenant-admin'], groups: [] });
+    expect(await v.verify(await sign(ec, { org: { id: 42 }, scope: ['agent', 'agent'] }))).to.deep.equal({ tenant: '42', subject: 'user-1', roles: ['agent'], groups: [] });
     const namespaced = verifierFor({ tenantClaim: 'https://toolcat.example/tenant' });
     expect((await namespaced.verify(await sign(rsa, { 'https://toolcat.example/tenant': 'globex' })))?.tenant).to.equal('globex');
-    expect(await verifierFor().verify(await sign(rsa, { roles: undefined }))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: [] });
+    expect(await verifierFor().verify(await sign(rsa, { roles: undefined }))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: [], groups: [] });
     expect(reasons).to.deep.equal([]);
   });
 
@@ -170,7 +170,7 @@ describe(createJwtVerifier.name, () => {
   it('works from static public keys with no network', async () => {
     const v = createJwtVerifier({ issuer: ISS, audience: [AUD, 'other'], staticKeys: [rsa.jwk, ec.jwk] });
     const before = jwks.state.requests;
-    expect(await v.verify(await sign(ec))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: ['agent'] });
+    expect(await v.verify(await sign(ec))).to.deep.equal({ tenant: 'acme', subject: 'user-1', roles: ['agent'], groups: [] });
     expect(await v.verify(await sign(impostor))).to.equal(null);
     expect(jwks.state.requests).to.equal(before);
   });

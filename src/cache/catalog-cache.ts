@@ -1,23 +1,25 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../catalog/principal';
+import { type Principal, decisionKey } from '../catalog/principal';
 import { type View, serializeView } from '../catalog/projection';
 import { compareCodeUnits } from '../catalog/stable-compare';
-import type { ToolRepository } from '../persistence/tool.repository';
-import { servedHashOf } from '../persistence/tool-record.mapper';
+import type { ToolRepository, VisibleStamp } from '../persistence/tool.repository';
 import { ByteLru } from './byte-lru';
 import { CachedBody } from './cached-body';
 import type { CatalogGeneration } from './catalog-generation';
 
 /**
- * The hot path of GET /tools (issue 6). Three bounded layers, all derived from the scoped query:
- *   visible sets   principal -> its (toolId, servedHash) list for the current generation (one scoped query
- *                  per principal per catalog change; the SQL decides visibility, never this cache)
- *   descriptors    (view, servedHash, toolId) -> exact bytes; content-addressed, so a changed tool simply has
- *                  a new key and unchanged tools are never re-serialised
+ * The one read path of the catalog (issue 6; issue 11 defect 5): REST, GraphQL `tools`/`tool` and the admin
+ * preview all read through here. Three bounded layers, all derived from the scoped query:
+ *   visible sets   decision key -> the (toolId, rowHash) list for the current generation (one scoped query per
+ *                  principal per catalog change; the SQL decides visibility, never this cache). The key is
+ *                  decisionKey(principal): tenant, kind, id, role, groups (issue 11 defect 1).
+ *   descriptors    (view, rowHash, toolId) -> exact bytes and their SHA-256, made by the running code; a changed
+ *                  row has a new stamp, unchanged rows are never re-serialised
  *   documents      (view, visible-set hash) -> list body and ETag, shared by every principal who sees the
  *                  same set (the common case: all agents of a tenant)
- * Sizes are bounded in bytes; the ETag is derived from the content hashes, so every replica with the same
- * data answers the same bytes with the same ETag.
+ * Sizes are bounded in bytes. The ETag is a hash of the exact bytes (a list's: of its descriptors' hashes in
+ * order), so replicas with the same data and code answer the same ETag, and a serializer change simply makes
+ * new bytes with a new ETag: nothing stored is derived from the serializer.
  */
 export interface CachedDocument {
   readonly body: CachedBody;
@@ -26,20 +28,23 @@ export interface CachedDocument {
 
 /**
  * A principal's visible set, kept compact because a whole-catalog grant makes it as long as the catalog:
- * sorted ids plus the raw 32-byte served hashes (hex strings and per-tool objects cost ~3x the heap).
+ * sorted ids plus the raw 32-byte row stamps (hex strings and per-tool objects cost ~3x the heap).
  */
 interface VisibleSet {
   readonly generation: string;
   readonly key: string;
   /** toolIds in code-unit order (TC-CAT-7). */
   readonly ids: readonly string[];
-  /** servedHash of ids[i] (SHA-256) as raw bytes at i * 32. */
+  /** rowHash of ids[i] (SHA-256) as raw bytes at i * 32. */
   readonly hashes: Buffer;
 }
 
-interface Stamp {
-  readonly toolId: string;
-  readonly servedHash: string;
+type Stamp = VisibleStamp;
+
+/** One descriptor's exact bytes and their SHA-256 (the ETag of GET /tools/{toolId}, a leaf of the list's). */
+interface Descriptor {
+  readonly bytes: Buffer;
+  readonly digest: Buffer;
 }
 
 export interface CatalogCacheLimits {
@@ -70,7 +75,7 @@ const HASH_BYTES = 32;
 
 export class CatalogCache {
   private readonly visible: ByteLru<VisibleSet>;
-  private readonly descriptors: ByteLru<Buffer>;
+  private readonly descriptors: ByteLru<Descriptor>;
   private readonly documents: ByteLru<CachedDocument>;
   hits = 0;
   misses = 0;
@@ -105,9 +110,13 @@ export class CatalogCache {
     const open = Buffer.from(view === 'compact' ? '{"tools":[' : '[');
     const close = Buffer.from(view === 'compact' ? ']}' : ']');
     const chunks: Buffer[] = [open];
-    parts.forEach((b, i) => chunks.push(i ? Buffer.concat([COMMA, b]) : b));
+    const etag = createHash('sha256').update(view);
+    parts.forEach((d, i) => {
+      chunks.push(i ? Buffer.concat([COMMA, d.bytes]) : d.bytes);
+      etag.update(d.digest);
+    });
     chunks.push(close);
-    const doc = { body: new CachedBody(Buffer.concat(chunks)), etag: `"${view[0]}${set.key.slice(0, 40)}"` };
+    const doc = { body: new CachedBody(Buffer.concat(chunks)), etag: `"${view[0]}${etag.digest('base64url').slice(0, 40)}"` };
     this.documents.set(key, doc, doc.body.bytes.length);
     return doc;
   }
@@ -115,15 +124,15 @@ export class CatalogCache {
   /** null when the tool is not in the caller's visible set (unknown and not-yours alike). */
   async get(p: Principal, toolId: string, view: View, attempt = 0): Promise<CachedDocument | null> {
     const set = await this.visibleSet(p);
-    const servedHash = hashOf(set, toolId);
-    if (servedHash === null) return null;
-    const parts = await this.descriptorBytes([{ toolId, servedHash }], view);
+    const rowHash = hashOf(set, toolId);
+    if (rowHash === null) return null;
+    const parts = await this.descriptorBytes([{ toolId, rowHash }], view);
     if (!parts) {
       if (attempt >= 3) throw new Error('the catalog kept changing while a tool was being read');
       this.generation.advance();
       return this.get(p, toolId, view, attempt + 1);
     }
-    return { body: new CachedBody(parts[0]), etag: `"${view[0]}${servedHash.slice(0, 40)}"` };
+    return { body: new CachedBody(parts[0].bytes), etag: `"${view[0]}${parts[0].digest.toString('base64url').slice(0, 40)}"` };
   }
 
   stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; hits: number; misses: number } {
@@ -135,47 +144,52 @@ export class CatalogCache {
 
   private async visibleSet(p: Principal): Promise<VisibleSet> {
     const generation = this.generation.current;
-    const cached = this.visible.get(p.id);
+    const key = decisionKey(p);
+    const cached = this.visible.get(key);
     if (cached && cached.generation === generation) return cached;
     const stamps = (await this.tools.findVisibleStamps(p)).sort((a, b) => compareCodeUnits(a.toolId, b.toolId)); // TC-CAT-7
     const h = createHash('sha256');
     const hashes = Buffer.alloc(stamps.length * HASH_BYTES);
     stamps.forEach((s, i) => {
-      h.update(s.toolId).update('\u0000').update(s.servedHash).update('\u0000');
-      if (hashes.write(s.servedHash, i * HASH_BYTES, 'hex') !== HASH_BYTES) throw new Error(`served hash of ${s.toolId} is not SHA-256 hex`);
+      h.update(s.toolId).update('\u0000').update(s.rowHash).update('\u0000');
+      if (hashes.write(s.rowHash, i * HASH_BYTES, 'hex') !== HASH_BYTES) throw new Error(`row hash of ${s.toolId} is not SHA-256 hex`);
     });
     const set: VisibleSet = { generation, key: h.digest('base64url'), ids: stamps.map((s) => s.toolId), hashes };
-    this.visible.set(p.id, set, 200 + stamps.length * VISIBLE_BYTES_PER_TOOL);
+    this.visible.set(key, set, 200 + key.length + stamps.length * VISIBLE_BYTES_PER_TOOL);
     return set;
   }
 
-  /** Bytes per stamp, loading what is missing; null if the catalog moved under us (then nothing is cached). */
-  private async descriptorBytes(stamps: readonly Stamp[], view: View): Promise<Buffer[] | null> {
-    const out: Array<Buffer | undefined> = stamps.map((s) => this.descriptors.get(`${view}|${s.servedHash}|${s.toolId}`));
+  /**
+   * Bytes per stamp, loading what is missing; null if the catalog moved under us (then nothing is cached). A
+   * loaded row belongs to the stamp only if its stored rowHash is the stamp itself: stored compared with stored,
+   * never with something the running code recomputes.
+   */
+  private async descriptorBytes(stamps: readonly Stamp[], view: View): Promise<Descriptor[] | null> {
+    const out: Array<Descriptor | undefined> = stamps.map((s) => this.descriptors.get(`${view}|${s.rowHash}|${s.toolId}`));
     const missing = stamps.filter((_, i) => !out[i]).map((s) => s.toolId);
     if (missing.length) {
-      const loaded = new Map((await this.tools.findByIds(missing)).map((r) => [r.toolId, r]));
+      const loaded = new Map((await this.tools.findStampedByIds(missing)).map((r) => [r.record.toolId, r]));
       for (let i = 0; i < stamps.length; i++) {
         if (out[i]) continue;
-        const r = loaded.get(stamps[i].toolId);
-        if (!r) return null;
-        const bytes = Buffer.from(serializeView(r, view));
-        if (servedHashOf(r) !== stamps[i].servedHash) return null;
-        this.descriptors.set(`${view}|${stamps[i].servedHash}|${r.toolId}`, bytes, bytes.length + 200);
-        out[i] = bytes;
+        const found = loaded.get(stamps[i].toolId);
+        if (!found || found.rowHash !== stamps[i].rowHash) return null;
+        const bytes = Buffer.from(serializeView(found.record, view));
+        const d: Descriptor = { bytes, digest: createHash('sha256').update(bytes).digest() };
+        this.descriptors.set(`${view}|${stamps[i].rowHash}|${stamps[i].toolId}`, d, bytes.length + 240);
+        out[i] = d;
       }
     }
-    return out as Buffer[];
+    return out as Descriptor[];
   }
 }
 
 const COMMA = Buffer.from(',');
 
 function stampsOf(set: VisibleSet): Stamp[] {
-  return set.ids.map((toolId, i) => ({ toolId, servedHash: set.hashes.toString('hex', i * HASH_BYTES, (i + 1) * HASH_BYTES) }));
+  return set.ids.map((toolId, i) => ({ toolId, rowHash: set.hashes.toString('hex', i * HASH_BYTES, (i + 1) * HASH_BYTES) }));
 }
 
-/** The tool's served hash when it is in the set (binary search over the sorted ids), else null. */
+/** The tool's row stamp when it is in the set (binary search over the sorted ids), else null. */
 function hashOf(set: VisibleSet, toolId: string): string | null {
   let lo = 0;
   let hi = set.ids.length - 1;

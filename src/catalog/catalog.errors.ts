@@ -10,6 +10,8 @@ export const CatalogErrorCode = {
   NotFound: 'NOT_FOUND',
   Conflict: 'CONFLICT',
   InvariantViolation: 'INVARIANT_VIOLATION',
+  /** A grant that would allow more than the tenant's ceiling (issue 11 defect 6). */
+  CeilingExceeded: 'CEILING_EXCEEDED',
   Internal: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type CatalogErrorCode = (typeof CatalogErrorCode)[keyof typeof CatalogErrorCode];

@@ -8,7 +8,16 @@ import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bo
 import { compactFor } from './compact-view';
 import { schemaProblem } from './json-schema-check';
 import { isValidToolId } from './tool-id';
-import type { ToolDefinition, ToolRecord } from './tool-record';
+import type { IngestNote, ToolDefinition, ToolRecord } from './tool-record';
+
+/**
+ * The version of what this gate does to a definition (bounds, repairs, credential removal). Served rows are
+ * derived from definitions by it, so a row made by another version is derived again at start
+ * (services/derived-refresh.ts), and test/pins/derivation-version.pin.test.ts fails when the gate's output on
+ * its corpus changes without a new version here. History: '' (before issue 11), '2' (issue 11: typeless roots
+ * repaired, decoded credential forms).
+ */
+export const INGEST_GATE_VERSION = '2';
 
 export interface PreparedTool {
   readonly record: ToolRecord;
@@ -51,7 +60,8 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
     '/description',
     findings,
   );
-  const inputSchema = scrubSchema(requireSchema(def.inputSchema, 'inputSchema', bounds), '/inputSchema', findings);
+  const notes: IngestNote[] = [];
+  const inputSchema = scrubSchema(objectRoot(requireSchema(def.inputSchema, 'inputSchema', bounds), notes), '/inputSchema', findings);
   const outputSchema =
     def.outputSchema === undefined || def.outputSchema === null
       ? null
@@ -76,6 +86,8 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
       compactSchemaText: compactForm.schemaText,
       compactNotesText: JSON.stringify(compactForm.notes),
       compactKey: compactForm.key,
+      ingestNotesText: JSON.stringify(notes),
+      gateVersion: INGEST_GATE_VERSION,
     },
     findings,
   };
@@ -115,6 +127,27 @@ function requireSchema(v: unknown, field: string, bounds: IngestBounds): JsonObj
   const problem = schemaProblem(parsed);
   if (problem) refuse(`${field} is not a valid JSON Schema: ${problem}`);
   return parsed;
+}
+
+/**
+ * MCP requires `"type": "object"` at the root of an inputSchema (the SDK's own client rejects anything else), yet
+ * real servers send roots without a type (`{"$schema": "…draft-07…"}`). Issue 11 defect 8: such a root is served
+ * as an object schema in both views (the compact view is built from the repaired text) and the repair is recorded
+ * for admins; a root typed as something else, or a type list without "object", cannot describe tool arguments and
+ * the tool is refused.
+ */
+function objectRoot(schema: JsonObject, notes: IngestNote[]): JsonObject {
+  const t = schema.type;
+  if (t === 'object') return schema;
+  if (t === undefined) {
+    notes.push({ path: '/inputSchema', rule: 'root-type-missing', text: 'The inputSchema had no "type"; MCP requires "type": "object" at the root, so it is served as an object schema.' });
+    return { ...schema, type: 'object' };
+  }
+  if (Array.isArray(t) && t.includes('object')) {
+    notes.push({ path: '/inputSchema/type', rule: 'root-type-narrowed', text: `The inputSchema root allowed ${JSON.stringify(t)}; MCP requires "type": "object", so only objects are served.` });
+    return { ...schema, type: 'object' };
+  }
+  refuse(`inputSchema must describe an object (MCP requires "type": "object" at the root; it says ${JSON.stringify(t).slice(0, 80)})`);
 }
 
 function boundedJson(v: unknown, bounds: IngestBounds): string | null {

@@ -26,6 +26,18 @@ export interface ToolRecord {
   readonly compactSchemaText: string;
   readonly compactNotesText: string;
   readonly compactKey: string;
+  /** JSON array of IngestNote: what the ingest gate repaired (e.g. a typeless root), shown to admins. */
+  readonly ingestNotesText: string;
+  /** INGEST_GATE_VERSION of the gate that produced this record. */
+  readonly gateVersion: string;
+}
+
+/** One repair the ingest gate made to an untrusted definition (issue 11 defect 8); admins read these. */
+export interface IngestNote {
+  /** JSON Pointer into the definition as received (`/inputSchema`). */
+  readonly path: string;
+  readonly rule: string;
+  readonly text: string;
 }
 
 /** Untrusted definition of a tool, as a source delivers it. */

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from '../cache/catalog-cache';
 import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
+import { isSafetyTier } from '../catalog/descriptor';
+import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
 /**
  * The only place environment variables are read (called with the real env by the CLI alone). Every
@@ -37,6 +39,8 @@ export interface Config {
   readonly hostVersion: string;
   /** Run pending migrations at start instead of refusing to serve. */
   readonly migrateOnStart: boolean;
+  /** The ceiling a new tenant starts with (issue 11 defect 6); host admins change it per tenant. */
+  readonly tenantDefaultCeiling: readonly GrantShape[];
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -55,6 +59,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
   TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default true)',
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
+  TOOLCAT_TENANT_DEFAULT_MAX_TIER: 'pure|read|write|exec: the ceiling of a new tenant is every tool up to this tier (default: unrestricted)',
   ...SECURITY_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
@@ -119,9 +124,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel,
     hostVersion: packageVersion(),
     migrateOnStart: bool('TOOLCAT_MIGRATE', db.type === 'sqlite'),
+    tenantDefaultCeiling: defaultCeiling(env.TOOLCAT_TENANT_DEFAULT_MAX_TIER, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+function defaultCeiling(v: string | undefined, problems: string[]): readonly GrantShape[] {
+  if (v === undefined || v === '') return UNRESTRICTED_CEILING;
+  if (!isSafetyTier(v)) {
+    problems.push(`TOOLCAT_TENANT_DEFAULT_MAX_TIER must be pure, read, write or exec (got ${JSON.stringify(v)})`);
+    return UNRESTRICTED_CEILING;
+  }
+  return [{ toolPattern: '*', source: null, maxSafetyTier: v }];
 }
 
 /** Defaults for tests and embedding: in-memory SQLite, ephemeral port. */

@@ -30,11 +30,27 @@ export class CreatedPrincipalType {
 export class GrantType {
   @Field(() => ID) id!: string;
   @Field(() => ID) tenantId!: string;
-  @Field(() => ID, { nullable: true, description: 'null: the whole tenant; otherwise narrows this principal.' }) principalId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'null: the whole tenant (unless group is set); otherwise narrows this principal.' }) principalId!: string | null;
+  @Field(() => String, { nullable: true, description: 'Narrows every JWT principal whose groups claim holds this name.' }) group!: string | null;
   @Field(() => String, { description: 'toolId pattern; * matches any run of characters.' }) toolPattern!: string;
   @Field(() => String, { nullable: true }) source!: string | null;
   @Field(() => String, { nullable: true, description: 'Highest safetyTier granted (pure < read < write < exec).' }) maxSafetyTier!: string | null;
   @Field(() => String) createdAt!: string;
+  @Field(() => Boolean, { description: 'false: the tenant\'s ceiling was lowered below this grant; tools outside the ceiling stay invisible.' }) withinCeiling!: boolean;
+}
+
+@ObjectType('CeilingEntry', { description: 'One entry of a tenant ceiling: the most that grants of the tenant may allow (same shape as a grant).' })
+export class CeilingEntryType {
+  @Field(() => String, { description: 'toolId pattern; * matches any run of characters.' }) toolPattern!: string;
+  @Field(() => String, { nullable: true, description: 'null: every source.' }) source!: string | null;
+  @Field(() => String, { nullable: true, description: 'null: every tier.' }) maxSafetyTier!: string | null;
+}
+
+@InputType()
+export class CeilingEntryInput {
+  @Field(() => String) toolPattern!: string;
+  @Field(() => String, { nullable: true }) source?: string | null;
+  @Field(() => String, { nullable: true }) maxSafetyTier?: string | null;
 }
 
 @ObjectType('AdminTool', { description: 'A tool as admins see it: the host decision next to what the upstream claimed.' })
@@ -48,6 +64,14 @@ export class AdminToolType {
   @Field(() => String) contentHash!: string;
   @Field(() => ToolDescriptorType, { description: 'Exactly what a granted agent receives in the standard view.' }) descriptor!: ToolDescriptorType;
   @Field(() => [CompactNoteType], { description: 'What the compact view relaxed, dropped or truncated in this tool\'s inputSchema.' }) compactNotes!: CompactNoteType[];
+  @Field(() => [IngestNoteType], { description: 'What the ingest gate repaired in the definition it received (e.g. a root without "type").' }) ingestNotes!: IngestNoteType[];
+}
+
+@ObjectType('IngestNote', { description: 'One repair the ingest gate made to a definition before serving it.' })
+export class IngestNoteType {
+  @Field(() => String, { description: 'JSON Pointer into the definition as received.' }) path!: string;
+  @Field(() => String) rule!: string;
+  @Field(() => String) text!: string;
 }
 
 @ObjectType('CompactNote', { description: 'One relaxation made by the compactor (machine-readable; the same words are in the compact schema\'s descriptions).' })
@@ -70,6 +94,7 @@ export class CreatePrincipalInput {
 export class CreateGrantInput {
   @Field(() => ID) tenantId!: string;
   @Field(() => ID, { nullable: true }) principalId?: string | null;
+  @Field(() => String, { nullable: true, description: 'Narrow the JWT principals of this group instead of one principal.' }) group?: string | null;
   @Field(() => String) toolPattern!: string;
   @Field(() => String, { nullable: true }) source?: string | null;
   @Field(() => String, { nullable: true }) maxSafetyTier?: string | null;

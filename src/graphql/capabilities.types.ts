@@ -16,8 +16,10 @@ export class CapabilitiesType {
 @ObjectType('Me')
 export class MeType {
   @Field(() => String) principalId!: string;
+  @Field(() => String, { description: 'api-key | jwt: how the caller authenticated.' }) kind!: string;
   @Field(() => String) name!: string;
   @Field(() => String) role!: string;
   @Field(() => String) tenantId!: string;
   @Field(() => String) tenantName!: string;
+  @Field(() => [String], { description: 'Narrowing grant groups (from a JWT groups claim); empty for API keys.' }) groups!: string[];
 }

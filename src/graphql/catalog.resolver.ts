@@ -27,13 +27,13 @@ export class CatalogResolver {
   @Query(() => MeType, { description: 'The calling principal.' })
   me(@Ctx() ctx: GraphQLContext): MeType {
     const p = requirePrincipal(ctx);
-    return Object.assign(new MeType(), { principalId: p.id, name: p.name, role: p.role, tenantId: p.tenantId, tenantName: p.tenantName });
+    return Object.assign(new MeType(), { principalId: p.id, kind: p.kind, name: p.name, role: p.role, tenantId: p.tenantId, tenantName: p.tenantName, groups: [...p.groups] });
   }
 
   @Query(() => ToolListType, { description: 'The tools the caller may invoke, sorted by toolId (TC-CAT-3, TC-CAT-7).' })
   async tools(@Ctx() ctx: GraphQLContext, @Arg('view', () => String, { nullable: true }) view?: string | null): Promise<ToolListType> {
-    const { appliedView, records } = await this.s.catalog.list(requirePrincipal(ctx), view);
-    return Object.assign(new ToolListType(), { appliedView, tools: records.map((r) => toToolView(r, appliedView)) });
+    const { appliedView, descriptors } = await this.s.catalog.list(requirePrincipal(ctx), view);
+    return Object.assign(new ToolListType(), { appliedView, tools: descriptors.map((d) => toToolView(d, appliedView)) });
   }
 
   @Query(() => ToolViewUnion, { nullable: true, description: 'null when the tool is unknown or not visible to the caller: the two are indistinguishable.' })
@@ -43,7 +43,7 @@ export class CatalogResolver {
     @Arg('view', () => String, { nullable: true }) view?: string | null,
   ): Promise<typeof ToolViewUnion | null> {
     const found = await this.s.catalog.get(requirePrincipal(ctx), toolId, view);
-    return found ? toToolView(found.record, found.appliedView) : null;
+    return found ? toToolView(found.descriptor, found.appliedView) : null;
   }
 
   @Query(() => CatalogDocumentType, { description: 'GET /tools as one exact JSON body with its ETag (used by the REST facade).' })

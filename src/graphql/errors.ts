@@ -18,6 +18,7 @@ export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: bo
     case CatalogErrorCode.NotFound:
     case CatalogErrorCode.Conflict:
     case CatalogErrorCode.InvariantViolation:
+    case CatalogErrorCode.CeilingExceeded:
       return new GraphQLError(err.message, { extensions: { code } });
     case CatalogErrorCode.Internal:
       return new GraphQLError('Internal server error.', { extensions: { code } });

@@ -1,6 +1,8 @@
 import type { AuditQueryService } from '../audit/audit-query.service';
+import type { Identity } from '../auth/authenticator';
 import type { Capabilities } from '../catalog/capabilities';
 import type { CatalogReadService } from '../services/catalog-read.service';
+import type { CeilingService } from '../services/ceiling.service';
 import type { GrantService } from '../services/grant.service';
 import type { TenancyService } from '../services/tenancy.service';
 import type { ToolAdminService } from '../services/tool-admin.service';
@@ -13,6 +15,9 @@ import type { SourceSyncService } from '../sources/source-sync.service';
 export interface AppServices {
   readonly tenancy: TenancyService;
   readonly grants: GrantService;
+  readonly ceilings: CeilingService;
+  /** The identity mapping, for previews of principals described by claims. */
+  readonly identity: Pick<Identity, 'principalFromClaims'>;
   readonly toolAdmin: ToolAdminService;
   readonly sources: SourceAdminService;
   readonly snapshots: SourceSnapshotService;

@@ -3,7 +3,8 @@ import type { Role } from '../catalog/principal';
 import type { GrantEntity } from '../persistence/grant.entity';
 import type { PrincipalEntity } from '../persistence/principal.entity';
 import type { TenantEntity } from '../persistence/tenant.entity';
-import { CreateGrantInput, CreatePrincipalInput, CreatedPrincipalType, GrantType, PrincipalType, TenantType } from './admin.types';
+import { CeilingEntryInput, CeilingEntryType, CreateGrantInput, CreatePrincipalInput, CreatedPrincipalType, GrantType, PrincipalType, TenantType } from './admin.types';
+import type { GrantShape } from '../catalog/grant-scope';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
 
@@ -25,6 +26,22 @@ export class TenancyResolver {
   @Query(() => [GrantType])
   async grants(@Ctx() ctx: GraphQLContext, @Arg('tenantId', () => ID) tenantId: string): Promise<GrantType[]> {
     return (await this.s.grants.listGrants(ctx.principal, tenantId)).map(toGrant);
+  }
+
+  @Query(() => [CeilingEntryType], { description: 'The tenant\'s ceiling: the most its grants may allow. host-admin, or a tenant-admin of that tenant.' })
+  async tenantCeiling(@Ctx() ctx: GraphQLContext, @Arg('tenantId', () => ID) tenantId: string): Promise<CeilingEntryType[]> {
+    return (await this.s.ceilings.get(ctx.principal, tenantId)).map(toCeilingEntry);
+  }
+
+  @Mutation(() => [CeilingEntryType], {
+    description: 'host-admin only: replaces the tenant\'s ceiling. Tools outside it are invisible to the tenant at once; new grants must fit inside it.',
+  })
+  async setTenantCeiling(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('tenantId', () => ID) tenantId: string,
+    @Arg('entries', () => [CeilingEntryInput]) entries: CeilingEntryInput[],
+  ): Promise<CeilingEntryType[]> {
+    return (await this.s.ceilings.set(ctx.principal, tenantId, entries)).map(toCeilingEntry);
   }
 
   @Mutation(() => TenantType, { description: 'host-admin only.' })
@@ -69,8 +86,13 @@ export function toPrincipal(p: PrincipalEntity): PrincipalType {
   });
 }
 
-function toGrant(g: GrantEntity): GrantType {
+function toGrant(g: GrantEntity & { withinCeiling?: boolean }): GrantType {
   return Object.assign(new GrantType(), {
-    id: g.id, tenantId: g.tenantId, principalId: g.principalId, toolPattern: g.toolPattern, source: g.source, maxSafetyTier: g.maxSafetyTier, createdAt: g.createdAt,
+    id: g.id, tenantId: g.tenantId, principalId: g.principalId, group: g.groupName, toolPattern: g.toolPattern, source: g.source, maxSafetyTier: g.maxSafetyTier,
+    createdAt: g.createdAt, withinCeiling: g.withinCeiling ?? true, // a grant just created passed the ceiling check
   });
+}
+
+function toCeilingEntry(e: GrantShape): CeilingEntryType {
+  return Object.assign(new CeilingEntryType(), { toolPattern: e.toolPattern, source: e.source, maxSafetyTier: e.maxSafetyTier });
 }

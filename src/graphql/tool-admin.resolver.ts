@@ -2,10 +2,11 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Classification } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
 import { requireRole } from '../services/admin-scope';
-import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType } from './admin.types';
+import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType, IngestNoteType } from './admin.types';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
-import { toToolView } from './tool.mapper';
+import { recordView, toToolView } from './tool.mapper';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { ToolDescriptorType, ToolListType } from './tool.types';
 
 /** Host-admin governance of tools: host extensions, classification, claims vs decisions, and preview. */
@@ -25,17 +26,20 @@ export class ToolAdminResolver {
   }
 
   @Query(() => ToolListType, {
-    description: 'Exactly what the given principal sees: the same service call its own GET /tools makes. tenant-admins may preview their own tenant.',
+    description:
+      'Exactly what a principal sees: the same read its own GET /tools makes. Give principalId (a stored principal) or claims (a JWT payload, ' +
+      'mapped as a verified token would be: tenant, roles, groups). tenant-admins may preview their own tenant only.',
   })
   async previewTools(
     @Ctx() ctx: GraphQLContext,
-    @Arg('principalId', () => ID) principalId: string,
+    @Arg('principalId', () => ID, { nullable: true }) principalId?: string | null,
+    @Arg('claims', () => GraphQLJSONObject, { nullable: true }) claims?: Record<string, unknown> | null,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
   ): Promise<ToolListType> {
     const actor = requireRole(ctx.principal, 'host-admin', 'tenant-admin');
-    const subject = await this.s.tenancy.principalForPreview(actor, principalId);
-    const { appliedView, records } = await this.s.catalog.list(subject, view);
-    return Object.assign(new ToolListType(), { appliedView, tools: records.map((r) => toToolView(r, appliedView)) });
+    const subject = await this.s.tenancy.previewSubject(actor, { principalId: principalId ?? null, claims: claims ?? null }, this.s.identity.principalFromClaims);
+    const { appliedView, descriptors } = await this.s.catalog.list(subject, view);
+    return Object.assign(new ToolListType(), { appliedView, tools: descriptors.map((d) => toToolView(d, appliedView)) });
   }
 
   @Mutation(() => AdminToolType, { description: 'host-admin: create or replace a host extension (may be exec).' })
@@ -73,7 +77,8 @@ function toAdminTool(r: ToolRecord): AdminToolType {
     classified: r.classified,
     claims: r.claimsText === null ? null : JSON.parse(r.claimsText),
     contentHash: r.contentHash,
-    descriptor: toToolView(r, 'standard') as ToolDescriptorType,
+    descriptor: recordView(r, 'standard') as ToolDescriptorType,
     compactNotes: (JSON.parse(r.compactNotesText) as CompactNoteType[]).map((n) => Object.assign(new CompactNoteType(), n)),
+    ingestNotes: (JSON.parse(r.ingestNotesText) as IngestNoteType[]).map((n) => Object.assign(new IngestNoteType(), n)),
   });
 }

@@ -4,6 +4,7 @@ import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GraphQLError } from 'graphql';
+import { decisionKey } from '../catalog/principal';
 import type { SecurityConfig } from '../config/security-config';
 import { type Authenticate, type GraphQLContext, buildContext } from '../graphql/context';
 import { graphqlHttpGuards } from '../graphql/limits';
@@ -74,6 +75,7 @@ export function buildRequestListener(deps: {
     exec: deps.rest,
     contextFor,
     limiter: createRateLimiter(security.rateLimit),
+    budgetKey: (ctx) => decisionKey(ctx.principal!),
     databaseUp: () => health.isUp,
     onError: (err, _req, res) => onError(err, res),
   });

@@ -14,6 +14,8 @@ import { AddMcpSources1764470000000 } from './migrations/1764470000000-add-mcp-s
 import { AddCompactView1764480000000 } from './migrations/1764480000000-add-compact-view';
 import { AddAuditLog1764490000000 } from './migrations/1764490000000-add-audit-log';
 import { ToolIdByteOrderIndex1764500000000 } from './migrations/1764500000000-tool-id-byte-order-index';
+import { CeilingsGroupsRowHash1764510000000 } from './migrations/1764510000000-ceilings-groups-row-hash';
+import { TenantCeilingEntity } from './tenant-ceiling.entity';
 import { AuditEntity } from './audit.entity';
 import { PrincipalEntity } from './principal.entity';
 import { TenantEntity } from './tenant.entity';
@@ -21,9 +23,11 @@ import { ToolEntity } from './tool.entity';
 
 export const ENTITIES = [
   TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
-  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity,
+  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity,
 ];
-export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000];
+export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
+  CeilingsGroupsRowHash1764510000000,
+];
 
 /**
  * SQLite file by default, PostgreSQL when a URL is given. Schema changes only through migrations

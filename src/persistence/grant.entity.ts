@@ -1,8 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * A grant lets a tenant (principal_id null) or one principal (narrowing the tenant's grants) invoke the
- * tools matching all of its conditions. like_pattern is tool_pattern translated once for the SQL LIKE.
+ * A grant lets a tenant (principal_id and group_name null) invoke the tools matching all of its conditions, or
+ * narrows one stored principal (principal_id) or every JWT principal of a group (group_name): a narrowed principal
+ * sees what both a tenant grant and one of its own grants allow. like_pattern is tool_pattern translated once
+ * for the SQL LIKE.
  */
 @Entity({ name: 'tool_grant' })
 export class GrantEntity {
@@ -15,6 +17,10 @@ export class GrantEntity {
 
   @Column({ name: 'principal_id', type: 'varchar', length: 36, nullable: true })
   principalId!: string | null;
+
+  /** Narrows the JWT principals whose groups claim holds this name (issue 11 defect 7). */
+  @Column({ name: 'group_name', type: 'varchar', length: 128, nullable: true })
+  groupName!: string | null;
 
   @Column({ name: 'tool_pattern', type: 'varchar', length: 200 })
   toolPattern!: string;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Egress, ReplayPolicy, SafetyTier, ToolSource } from '../catalog/descriptor';
-import { serializeCompact, serializeStandard } from '../catalog/projection';
 import type { ToolRecord } from '../catalog/tool-record';
 import { tierRank } from '../catalog/descriptor';
 import { ToolEntity } from './tool.entity';
@@ -23,12 +22,22 @@ export function toRecord(e: ToolEntity): ToolRecord {
     compactSchemaText: e.compactSchema,
     compactNotesText: e.compactNotes,
     compactKey: e.compactKey,
+    ingestNotesText: e.ingestNotes,
+    gateVersion: e.gateVersion,
   };
 }
 
-/** Content address of the served bytes of both views. */
-export function servedHashOf(r: ToolRecord): string {
-  return createHash('sha256').update(serializeStandard(r)).update('\n').update(serializeCompact(r)).digest('hex');
+/**
+ * A stamp of a row's stored content: every stored field a descriptor is made of. Written with the row and only
+ * ever compared with the stored value (issue 11 defect 5). It is not the hash of the served bytes: those come from
+ * the running code, and the ETag is computed from them (src/cache/catalog-cache.ts), so a new serializer can
+ * never make stored state disagree with the code.
+ */
+export function rowHashOf(r: ToolRecord): string {
+  const c = r.classification;
+  return createHash('sha256')
+    .update(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText]))
+    .digest('hex');
 }
 
 export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: string | null = null): ToolEntity {
@@ -52,7 +61,9 @@ export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: strin
   e.compactSchema = r.compactSchemaText;
   e.compactNotes = r.compactNotesText;
   e.compactKey = r.compactKey;
-  e.servedHash = servedHashOf(r);
+  e.rowHash = rowHashOf(r);
+  e.ingestNotes = r.ingestNotesText;
+  e.gateVersion = r.gateVersion;
   e.definitionHash = definitionHash;
   e.updatedAt = updatedAt;
   return e;

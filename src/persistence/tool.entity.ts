@@ -66,9 +66,20 @@ export class ToolEntity {
   @Column({ name: 'compact_key', type: 'varchar', length: 80 })
   compactKey!: string;
 
-  /** Content address of everything served for this tool (both views): caches key descriptor bytes on it. */
-  @Column({ name: 'served_hash', type: 'varchar', length: 64 })
-  servedHash!: string;
+  /**
+   * A stamp of this row's stored content (rowHashOf), written with the row. Caches key descriptor bytes on it and
+   * compare it only with itself; it is never recomputed from code to check a row (issue 11 defect 5).
+   */
+  @Column({ name: 'row_hash', type: 'varchar', length: 64 })
+  rowHash!: string;
+
+  /** JSON array of IngestNote: what the ingest gate repaired in the definition (issue 11 defect 8), for admins. */
+  @Column({ name: 'ingest_notes', type: 'text', default: '[]' })
+  ingestNotes!: string;
+
+  /** INGEST_GATE_VERSION of the gate that made this row; another value is derived again at start. */
+  @Column({ name: 'gate_version', type: 'varchar', length: 16, default: '' })
+  gateVersion!: string;
 
   /** For MCP tools, the upstream definition hash the row was projected from (lets projection skip unchanged tools). */
   @Column({ name: 'definition_hash', type: 'varchar', length: 64, nullable: true })

@@ -1,49 +1,51 @@
 import { type DataSource, In, IsNull, type SelectQueryBuilder } from 'typeorm';
 import { literalPrefix, prefixRanges } from '../catalog/tool-id';
-import { GrantEntity } from './grant.entity';
 import type { Principal } from '../catalog/principal';
 import type { ToolRecord } from '../catalog/tool-record';
+import { GrantEntity } from './grant.entity';
+import { grantMatches } from './grant-match';
 import { ToolEntity } from './tool.entity';
 import { toRecord } from './tool-record.mapper';
 
+/** A visible tool as the cache needs it: its id and the stamp of its stored row. */
+export interface VisibleStamp {
+  readonly toolId: string;
+  readonly rowHash: string;
+}
+
 /**
- * Tenant-scoped reads (TC-CAT-3/4). The caller's tenant and grants are part of the WHERE clause: a tool the
- * caller may not invoke is never loaded, so "unknown" and "not yours" are the same empty result.
+ * Tenant-scoped reads (TC-CAT-3/4). The caller's tenant, grants and ceiling are part of the WHERE clause: a tool
+ * the caller may not invoke is never loaded, so "unknown" and "not yours" are the same empty result.
  *
  * Visible = (global tool, or a tool of the caller's tenant)
+ *   AND some entry of the tenant's ceiling matches it                                   -- issue 11 defect 6
  *   AND some tenant-wide grant matches it
- *   AND (the principal has no grants of its own, or one of them matches it too)   -- per-principal narrowing
- * A grant matches when the toolId is LIKE its pattern, the source fits, and the tier is at most its maximum.
+ *   AND (the principal has no narrowing grants, or one of them matches it too)        -- per-principal narrowing
+ * A principal's narrowing grants are those naming its id (stored principals) or one of its groups (JWT principals,
+ * issue 11 defect 7). Matching is grantMatches (grant-match.ts) for all three kinds of rows.
  */
 export class ToolRepository {
   constructor(private readonly ds: DataSource) {}
 
-  async findVisible(p: Principal): Promise<ToolRecord[]> {
+  /**
+   * The caller's visible set as (toolId, rowHash) pairs, without the payload: the one read path of the catalog
+   * (issue 11 defect 5). The cache keys descriptor bytes on rowHash and fetches only what it lacks (findStampedByIds).
+   */
+  async findVisibleStamps(p: Principal): Promise<VisibleStamp[]> {
     const q = await this.visibleListQuery(p);
-    return q ? (await q.getMany()).map(toRecord) : [];
-  }
-
-  async findVisibleById(p: Principal, toolId: string): Promise<ToolRecord | null> {
-    const row = await this.visibleQuery(p).andWhere('t.tool_id = :toolId', { toolId }).getOne();
-    return row ? toRecord(row) : null;
+    if (!q) return [];
+    const rows = (await q.select(['t.tool_id AS tool_id', 't.row_hash AS row_hash']).getRawMany()) as Array<{ tool_id: string; row_hash: string }>;
+    return rows.map((r) => ({ toolId: r.tool_id, rowHash: r.row_hash }));
   }
 
   /**
-   * The caller's visible set as (toolId, servedHash) pairs: the same scoped query, without the payload.
-   * The cache layer keys descriptor bytes on servedHash and fetches only what it lacks (findByIds).
+   * Records by id with their stored stamps, for building cached bytes of tools already known to be visible
+   * (never a visibility check: the caller holds stamps from findVisibleStamps and compares them).
    */
-  async findVisibleStamps(p: Principal): Promise<Array<{ toolId: string; servedHash: string }>> {
-    const q = await this.visibleListQuery(p);
-    if (!q) return [];
-    const rows = (await q.select(['t.tool_id AS tool_id', 't.served_hash AS served_hash']).getRawMany()) as Array<{ tool_id: string; served_hash: string }>;
-    return rows.map((r) => ({ toolId: r.tool_id, servedHash: r.served_hash }));
-  }
-
-  /** Records by id, for building cached bytes of tools already known to be visible (never a visibility check). */
-  async findByIds(ids: readonly string[]): Promise<ToolRecord[]> {
-    const out: ToolRecord[] = [];
+  async findStampedByIds(ids: readonly string[]): Promise<Array<{ record: ToolRecord; rowHash: string }>> {
+    const out: Array<{ record: ToolRecord; rowHash: string }> = [];
     for (let i = 0; i < ids.length; i += 500) {
-      out.push(...(await this.ds.getRepository(ToolEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })).map(toRecord));
+      for (const e of await this.ds.getRepository(ToolEntity).find({ where: { toolId: In(ids.slice(i, i + 500)) } })) out.push({ record: toRecord(e), rowHash: e.rowHash });
     }
     return out;
   }
@@ -58,7 +60,7 @@ export class ToolRepository {
    * (test/integration/visible-query-plan.test.ts).
    */
   async visibleListQuery(p: Principal): Promise<SelectQueryBuilder<ToolEntity> | null> {
-    const grants = await this.ds.getRepository(GrantEntity).find({ select: { toolPattern: true }, where: { tenantId: p.tenantId, principalId: IsNull() } });
+    const grants = await this.ds.getRepository(GrantEntity).find({ select: { toolPattern: true }, where: { tenantId: p.tenantId, principalId: IsNull(), groupName: IsNull() } });
     if (!grants.length) return null;
     const q = this.visibleQuery(p);
     const ranges = prefixRanges(grants.map((g) => literalPrefix(g.toolPattern)));
@@ -75,18 +77,15 @@ export class ToolRepository {
   }
 
   private visibleQuery(p: Principal): SelectQueryBuilder<ToolEntity> {
-    const match = (g: string) =>
-      `t.tool_id LIKE ${g}.like_pattern ESCAPE '\\' AND (${g}.source IS NULL OR ${g}.source = t.source)` +
-      ` AND (${g}.max_tier_rank IS NULL OR t.tier_rank <= ${g}.max_tier_rank)`;
+    const own = p.groups.length ? '(n.principal_id = :principalId OR n.group_name IN (:...groups))' : 'n.principal_id = :principalId';
+    const narrowing = `n.tenant_id = :tenantId AND ${own}`;
     return this.ds
       .getRepository(ToolEntity)
       .createQueryBuilder('t')
       .where('(t.tenant_id IS NULL OR t.tenant_id = :tenantId)')
-      .andWhere(`EXISTS (SELECT 1 FROM tool_grant g WHERE g.tenant_id = :tenantId AND g.principal_id IS NULL AND ${match('g')})`)
-      .andWhere(
-        '(NOT EXISTS (SELECT 1 FROM tool_grant n WHERE n.tenant_id = :tenantId AND n.principal_id = :principalId)' +
-          ` OR EXISTS (SELECT 1 FROM tool_grant n WHERE n.tenant_id = :tenantId AND n.principal_id = :principalId AND ${match('n')}))`,
-      )
-      .setParameters({ tenantId: p.tenantId, principalId: p.id });
+      .andWhere(`EXISTS (SELECT 1 FROM tenant_ceiling c WHERE c.tenant_id = :tenantId AND ${grantMatches('c')})`)
+      .andWhere(`EXISTS (SELECT 1 FROM tool_grant g WHERE g.tenant_id = :tenantId AND g.principal_id IS NULL AND g.group_name IS NULL AND ${grantMatches('g')})`)
+      .andWhere(`(NOT EXISTS (SELECT 1 FROM tool_grant n WHERE ${narrowing}) OR EXISTS (SELECT 1 FROM tool_grant n WHERE ${narrowing} AND ${grantMatches('n')}))`)
+      .setParameters({ tenantId: p.tenantId, principalId: p.id, groups: [...p.groups] });
   }
 }

@@ -14,6 +14,8 @@ export interface RestFacadeDeps {
   /** Identity, decided once per request (shared with /graphql). */
   readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
   readonly limiter: RateLimiter;
+  /** The rate-limit bucket of an authenticated request: everything the principal's identity depends on. */
+  readonly budgetKey: (ctx: GraphQLContext) => string;
   /** While the database is known to be down, answer 503 at once instead of queueing on the pool (issue 7). */
   readonly databaseUp: () => boolean;
   /** Everything thrown on the way (an outage while authenticating, a bug) ends here, as for the rest of the app. */
@@ -69,7 +71,8 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
 async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResponse, args: { view: string | null; toolId?: string } | null): Promise<void> {
   const ctx = await deps.contextFor(req);
   // Per principal; unauthenticated requests are not limited here: they are answered 401.
-  if (ctx.principal && !admitOrRefuse(deps.limiter, ctx.principal.id, res)) return;
+  // Keyed by the whole decision key (issue 11 defect 1): one subject in two tenants has two budgets.
+  if (ctx.principal && !admitOrRefuse(deps.limiter, deps.budgetKey(ctx), res)) return;
   if (!args) {
     const out = await deps.exec.execute(CAPABILITIES, {}, ctx);
     if (out.errorCodes.length) return sendError(res, ctx, out);

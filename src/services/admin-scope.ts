@@ -17,3 +17,8 @@ export function requireRole(p: Principal | null, ...roles: Role[]): Principal {
 export function tenantScopeOf(p: Principal): string | null {
   return p.role === 'host-admin' ? null : p.tenantId;
 }
+
+/** What an admin operation answers for anything outside the actor's scope: the same as for what does not exist. */
+export function notFound(what: string): CatalogError {
+  return new CatalogError(CatalogErrorCode.NotFound, `No ${what} with this id in your scope.`);
+}

@@ -1,12 +1,10 @@
 import type { CachedBody } from '../cache/cached-body';
 import type { CatalogCache } from '../cache/catalog-cache';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import type { CompactToolDescriptor, ToolDescriptor } from '../catalog/descriptor';
 import type { Principal } from '../catalog/principal';
 import { type View, resolveView } from '../catalog/projection';
-import { sortByToolId } from '../catalog/stable-compare';
 import { isValidToolId } from '../catalog/tool-id';
-import type { ToolRecord } from '../catalog/tool-record';
-import type { ToolRepository } from '../persistence/tool.repository';
 
 /** An exact response body, built by the GraphQL layer's services and sent unchanged by the REST facade. */
 export interface CatalogDocument {
@@ -15,32 +13,22 @@ export interface CatalogDocument {
   readonly etag: string;
 }
 
+export type AnyDescriptor = ToolDescriptor | CompactToolDescriptor;
+
 /** Bound on a requested toolId: past it the request is malformed (400), not merely unknown (404). */
 export const MAX_REQUESTED_TOOL_ID_LENGTH = 1024;
 
 /**
- * What a principal sees. Authorization is the repository's scoped query; this service only chooses the
- * view, sorts (TC-CAT-7) and serialises. The same methods serve agents and the admin preview, so a
- * preview cannot differ from what the agent gets. Documents (the REST bodies) come from the cache, which
- * is itself filled from the same scoped query.
+ * What a principal sees. Authorization is the repository's scoped query; this service only chooses the view.
+ * There is one read path (issue 11 defect 5): every read, REST documents, GraphQL `tools`/`tool` and the admin
+ * preview, comes from the cache's documents, which are built from the same scoped query. The GraphQL reads parse
+ * the very bytes REST sends, so a preview or a GraphQL client can never see something else than the agent's GET.
  */
 export class CatalogReadService {
   constructor(
-    private readonly tools: ToolRepository,
     private readonly cache: CatalogCache,
     private readonly opts: { readonly compactView: boolean },
   ) {}
-
-  async list(p: Principal, view: unknown): Promise<{ appliedView: View; records: ToolRecord[] }> {
-    const appliedView = resolveView(view, this.opts.compactView);
-    return { appliedView, records: sortByToolId(await this.tools.findVisible(p)) };
-  }
-
-  async get(p: Principal, toolId: unknown, view: unknown): Promise<{ appliedView: View; record: ToolRecord } | null> {
-    if (!checkToolId(toolId)) return null;
-    const record = await this.tools.findVisibleById(p, toolId);
-    return record ? { appliedView: resolveView(view, this.opts.compactView), record } : null;
-  }
 
   async listDocument(p: Principal, view: unknown): Promise<CatalogDocument> {
     const appliedView = resolveView(view, this.opts.compactView);
@@ -52,6 +40,19 @@ export class CatalogReadService {
     const appliedView = resolveView(view, this.opts.compactView);
     const doc = await this.cache.get(p, toolId, appliedView);
     return doc ? { appliedView, ...doc } : null;
+  }
+
+  /** The list as descriptors: the parsed bytes of listDocument (sorted by toolId, TC-CAT-7). */
+  async list(p: Principal, view: unknown): Promise<{ appliedView: View; descriptors: AnyDescriptor[] }> {
+    const doc = await this.listDocument(p, view);
+    const parsed = JSON.parse(doc.body.toString()) as AnyDescriptor[] | { tools: AnyDescriptor[] };
+    return { appliedView: doc.appliedView, descriptors: Array.isArray(parsed) ? parsed : parsed.tools };
+  }
+
+  /** One descriptor (the parsed bytes of toolDocument), or null when unknown or not visible (TC-CAT-4). */
+  async get(p: Principal, toolId: unknown, view: unknown): Promise<{ appliedView: View; descriptor: AnyDescriptor } | null> {
+    const doc = await this.toolDocument(p, toolId, view);
+    return doc ? { appliedView: doc.appliedView, descriptor: JSON.parse(doc.body.toString()) as AnyDescriptor } : null;
   }
 }
 

@@ -10,19 +10,28 @@ import { PrincipalEntity } from '../persistence/principal.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
-import { requireRole, tenantScopeOf } from './admin-scope';
-import { notFound } from './tenancy.service';
+import { notFound, requireRole, tenantScopeOf } from './admin-scope';
+import { type GrantShape, describeCeiling, describeGrant, grantWithinCeiling } from '../catalog/grant-scope';
+import { assertWithinCeiling, readCeiling } from './ceiling.service';
 
 export interface GrantInput {
   readonly tenantId: string;
   /** Narrow one principal (its own grants then intersect the tenant's); null/absent: the whole tenant. */
   readonly principalId?: string | null;
+  /** Narrow every JWT principal whose groups claim holds this name (issue 11 defect 7). */
+  readonly group?: string | null;
   readonly toolPattern: string;
   readonly source?: string | null;
   readonly maxSafetyTier?: string | null;
 }
 
-/** Grants decide which tools a tenant (and optionally one principal) may invoke; they feed the scoped query. */
+/** Group names as they come from a groups claim (auth/claims.ts bounds them the same way). */
+const GROUP_NAME = /^[^\u0000-\u001f\u007f]{1,128}$/;
+
+/**
+ * Grants decide which tools a tenant (and optionally one principal or group) may invoke; they feed the scoped
+ * query. Every grant must fit inside the tenant's ceiling (issue 11 defect 6): CEILING_EXCEEDED otherwise.
+ */
 export class GrantService {
   constructor(private readonly ds: DataSource) {}
 
@@ -38,17 +47,24 @@ export class GrantService {
     if (!isValidToolPattern(input.toolPattern)) problems.push('toolPattern must be 1-200 characters of A-Z a-z 0-9 . _ ~ - and * (any run of characters)');
     if (input.source != null && !isToolSource(input.source)) problems.push('source must be mcp or host-extension');
     if (input.maxSafetyTier != null && !isSafetyTier(input.maxSafetyTier)) problems.push('maxSafetyTier must be pure, read, write or exec');
+    if (input.group != null && (typeof input.group !== 'string' || !GROUP_NAME.test(input.group) || input.group.trim() !== input.group)) {
+      problems.push('group must be 1-128 printable characters without surrounding spaces');
+    }
+    if (input.group != null && input.principalId != null) problems.push('a grant narrows either one principal or one group, not both');
     if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
+    const shape: GrantShape = { toolPattern: input.toolPattern, source: (input.source ?? null) as GrantShape['source'], maxSafetyTier: (input.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] };
     return this.ds.transaction(async (m) => {
       if (!(await m.getRepository(TenantEntity).findOne({ where: { id: input.tenantId } }))) throw notFound('tenant');
       if (input.principalId && !(await m.getRepository(PrincipalEntity).findOne({ where: { id: input.principalId, tenantId: input.tenantId } }))) {
         throw notFound('principal');
       }
+      await assertWithinCeiling(m, input.tenantId, shape, (c) => `The grant (${describeGrant(shape)}) exceeds the tenant's ceiling, which allows ${describeCeiling(c)}. A host admin can change the ceiling (setTenantCeiling).`);
       const repo = m.getRepository(GrantEntity);
       const g = repo.create({
         id: randomUUID(),
         tenantId: input.tenantId,
         principalId: input.principalId ?? null,
+        groupName: input.group ?? null,
         toolPattern: input.toolPattern,
         likePattern: toolPatternToLike(input.toolPattern),
         source: input.source ?? null,
@@ -63,11 +79,18 @@ export class GrantService {
     });
   }
 
-  async listGrants(actor: Principal | null, tenantId: string): Promise<GrantEntity[]> {
+  /** The tenant's grants, each saying whether the tenant's current ceiling still contains it (issue 11 defect 6). */
+  async listGrants(actor: Principal | null, tenantId: string): Promise<Array<GrantEntity & { withinCeiling: boolean }>> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     const scope = tenantScopeOf(p);
     if (scope && scope !== tenantId) return [];
-    return this.ds.getRepository(GrantEntity).find({ where: { tenantId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const rows = await this.ds.getRepository(GrantEntity).find({ where: { tenantId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const ceiling = await readCeiling(this.ds.manager, tenantId);
+    return rows.map((g) =>
+      Object.assign(g, {
+        withinCeiling: grantWithinCeiling({ toolPattern: g.toolPattern, source: (g.source ?? null) as GrantShape['source'], maxSafetyTier: (g.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] }, ceiling),
+      }),
+    );
   }
 
   async deleteGrant(actor: Principal | null, id: string): Promise<boolean> {

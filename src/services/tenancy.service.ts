@@ -9,7 +9,9 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from '../tenancy/api-key'
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
 import type { CatalogGeneration } from '../cache/catalog-generation';
-import { requireRole, tenantScopeOf } from './admin-scope';
+import { notFound, requireRole, tenantScopeOf } from './admin-scope';
+import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
+import { writeCeiling } from './ceiling.service';
 
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PRINCIPAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,127}$/;
@@ -28,6 +30,8 @@ export class TenancyService {
   constructor(
     private readonly ds: DataSource,
     private readonly generation: CatalogGeneration,
+    /** The ceiling every new tenant starts with (issue 11 defect 6; TOOLCAT_TENANT_DEFAULT_MAX_TIER). */
+    private readonly defaultCeiling: readonly GrantShape[] = UNRESTRICTED_CEILING,
   ) {}
 
   async authenticate(apiKey: string): Promise<Principal | null> {
@@ -53,7 +57,7 @@ export class TenancyService {
       .where('p.key_hash = :hash AND p.revoked_at IS NULL', { hash })
       .getRawOne()) as { id: string; tenant_id: string; name: string; role: string; tenant_name: string } | undefined;
     if (!r || !isRole(r.role)) return null;
-    return { id: r.id, tenantId: r.tenant_id, tenantName: r.tenant_name, name: r.name, role: r.role };
+    return { id: r.id, kind: 'api-key', tenantId: r.tenant_id, tenantName: r.tenant_name, name: r.name, role: r.role, groups: [] };
   }
 
   async createTenant(actor: Principal | null, name: string): Promise<TenantEntity> {
@@ -70,7 +74,8 @@ export class TenancyService {
       const repo = m.getRepository(TenantEntity);
       if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, `A tenant named "${name}" already exists.`);
       const t = await repo.save(repo.create({ id: randomUUID(), name, createdAt: nowIso() }));
-      await writeAudit(m, { targetType: 'tenant', targetId: t.id, tenantId: t.id, after: { ...t } }, 'createTenant');
+      await writeCeiling(m, t.id, this.defaultCeiling);
+      await writeAudit(m, { targetType: 'tenant', targetId: t.id, tenantId: t.id, after: { ...t, ceiling: this.defaultCeiling } }, 'createTenant');
       return t;
     });
   }
@@ -132,13 +137,31 @@ export class TenancyService {
     return this.ds.getRepository(PrincipalEntity).find({ where: { tenantId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** The subject of an admin preview, loaded inside the actor's scope (an out-of-scope id is not found). */
-  async principalForPreview(actor: Principal, principalId: string): Promise<Principal> {
+  /**
+   * The subject of an admin preview, inside the actor's scope: a stored principal by id, or the principal a JWT
+   * with these claims would be (issue 11 defect 7), mapped by exactly the authenticator's rules. Out of scope is
+   * not found, as for anything else an admin cannot see.
+   */
+  async previewSubject(
+    actor: Principal,
+    subject: { principalId: string | null; claims: Readonly<Record<string, unknown>> | null },
+    fromClaims: ((claims: Readonly<Record<string, unknown>>) => Promise<Principal | string>) | null,
+  ): Promise<Principal> {
+    if ((subject.principalId === null) === (subject.claims === null)) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Give exactly one of principalId (a stored principal) and claims (a JWT payload).');
+    }
     const scope = tenantScopeOf(actor);
-    const row = await this.ds.getRepository(PrincipalEntity).findOne({ where: scope ? { id: principalId, tenantId: scope } : { id: principalId } });
+    if (subject.claims !== null) {
+      if (!fromClaims) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'OIDC/JWT is not configured (TOOLCAT_JWT_ISSUER), so no principal can be described by claims.');
+      const p = await fromClaims(subject.claims);
+      if (typeof p === 'string') throw new CatalogError(CatalogErrorCode.InvalidArgument, `No principal: ${p}.`);
+      if (scope && p.tenantId !== scope) throw notFound('principal');
+      return p;
+    }
+    const row = await this.ds.getRepository(PrincipalEntity).findOne({ where: scope ? { id: subject.principalId!, tenantId: scope } : { id: subject.principalId! } });
     const tenant = row ? await this.ds.getRepository(TenantEntity).findOne({ where: { id: row.tenantId } }) : null;
     if (!row || !tenant || !isRole(row.role)) throw notFound('principal');
-    return { id: row.id, tenantId: row.tenantId, tenantName: tenant.name, name: row.name, role: row.role };
+    return { id: row.id, kind: 'api-key', tenantId: row.tenantId, tenantName: tenant.name, name: row.name, role: row.role, groups: [] };
   }
 
   /** Bootstrap path (demo): revokes the named principals of a tenant. */
@@ -178,8 +201,4 @@ export class TenancyService {
 /** What the audit log keeps of a principal: never the key hash. */
 function publicPrincipal(p: PrincipalEntity): Record<string, unknown> {
   return { id: p.id, tenantId: p.tenantId, name: p.name, role: p.role, keyPrefix: p.keyPrefix, createdAt: p.createdAt, revokedAt: p.revokedAt };
-}
-
-export function notFound(what: string): CatalogError {
-  return new CatalogError(CatalogErrorCode.NotFound, `No ${what} with this id in your scope.`);
 }

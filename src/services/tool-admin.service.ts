@@ -14,9 +14,8 @@ import { projectSource } from '../sources/source-projection';
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
-import { requireRole } from './admin-scope';
+import { notFound, requireRole } from './admin-scope';
 import { writeAudit } from '../audit/audit';
-import { notFound } from './tenancy.service';
 
 export interface HostExtensionInput extends Classification {
   readonly name: string;

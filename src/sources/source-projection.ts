@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import type { Classification } from '../catalog/descriptor';
 import { compactKeyOf } from '../catalog/compact-view';
-import { type GatedTool, prepareTool, withDecision } from '../catalog/ingest';
+import { type GatedTool, INGEST_GATE_VERSION, prepareTool, withDecision } from '../catalog/ingest';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { ClassificationEntity } from '../persistence/classification.entity';
 import { McpSourceEntity } from '../persistence/mcp-source.entity';
@@ -67,7 +67,9 @@ export async function projectSource(m: EntityManager, sourceName: string, gatedN
       continue; // checked at snapshot time; a tool that no longer passes the gate is simply not served
     }
     served.add(entity.toolId);
-    if (!old || old.servedHash !== entity.servedHash || old.tenantId !== entity.tenantId || old.claims !== entity.claims) writes.push(entity);
+    if (!old || old.rowHash !== entity.rowHash || old.tenantId !== entity.tenantId || old.claims !== entity.claims || old.gateVersion !== entity.gateVersion || old.ingestNotes !== entity.ingestNotes) {
+      writes.push(entity);
+    }
   }
   const stale = current.filter((t) => !served.has(t.toolId)).map((t) => t.toolId);
   for (let i = 0; i < writes.length; i += 200) await m.getRepository(ToolEntity).save(writes.slice(i, i + 200));
@@ -81,5 +83,9 @@ export async function projectSource(m: EntityManager, sourceName: string, gatedN
 function unchanged(row: ToolEntity, definitionHash: string, tenantId: string | null, decision: Classification | null): boolean {
   const rowDecision = row.classified ? `${row.safetyTier}|${row.replayPolicy}|${row.egress}` : null;
   const wanted = decision ? `${decision.safetyTier}|${decision.replayPolicy}|${decision.egress}` : null;
-  return row.definitionHash === definitionHash && row.tenantId === tenantId && rowDecision === wanted && row.compactKey === compactKeyOf(row.inputSchema);
+  // A row made by another gate or compactor version is derived again (issue 11 defect 5: derived state follows the code).
+  return (
+    row.definitionHash === definitionHash && row.tenantId === tenantId && rowDecision === wanted &&
+    row.gateVersion === INGEST_GATE_VERSION && row.compactKey === compactKeyOf(row.inputSchema)
+  );
 }

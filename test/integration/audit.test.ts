@@ -17,6 +17,7 @@ const INVOCATIONS: Record<string, (c: Ctx) => [string, Record<string, unknown>]>
   revokePrincipal: (c) => ['mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: c.ids.principal }],
   createGrant: (c) => ['mutation($t: ID!) { createGrant(input: { tenantId: $t, toolPattern: "ext.*" }) { id } }', { t: c.ids.tenant }],
   deleteGrant: (c) => ['mutation($id: ID!) { deleteGrant(id: $id) }', { id: c.ids.grant }],
+  setTenantCeiling: (c) => ['mutation($t: ID!) { setTenantCeiling(tenantId: $t, entries: [{ toolPattern: "*", maxSafetyTier: "write" }]) { toolPattern } }', { t: c.ids.tenant }],
   upsertHostExtension: () => ['mutation { upsertHostExtension(input: { name: "aud", inputSchema: { type: "object" }, safetyTier: "read", replayPolicy: "idempotent", egress: "none" }) { toolId } }', {}],
   classifyTool: () => ['mutation { classifyTool(input: { toolId: "ext.aud", safetyTier: "pure", replayPolicy: "deterministic", egress: "none" }) { toolId } }', {}],
   approveTool: () => ['mutation { approveTool(toolId: "mcp.audsrc.t") }', {}],

@@ -65,6 +65,6 @@ forEachDatabase('visible-set query plan', (database) => {
     const t = await aTenantWithKey(suite.host, 'none');
     const p = await principal(t.key);
     expect(await repo().visibleListQuery(p)).to.equal(null);
-    expect(await repo().findVisible(p)).to.deep.equal([]);
+    expect(await repo().findVisibleStamps(p)).to.deep.equal([]);
   });
 });
