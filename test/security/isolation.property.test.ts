@@ -1,14 +1,21 @@
 /**
- * Tenant isolation as a property (issue 5; TC-CAT-3, TC-CAT-4, TC-VIEW-2): random tenants, principals (some
- * narrowed by their own grants), grants (`*` patterns, source, maxSafetyTier) and tools (host extensions with
- * random tiers, MCP tools classified or not, global or tenant-scoped) are put into one real host; every
- * principal must then see exactly what an independent in-test model of the README rules says, on REST and
- * GraphQL, and every other id must be a 404 indistinguishable from an id that never existed.
+ * Tenant isolation as a property (issue 5, issue 11 defects 1/6/7; TC-CAT-3, TC-CAT-4, TC-VIEW-2): random tenants,
+ * principals, grants (`*` patterns, source, maxSafetyTier), ceilings and tools (host extensions with random tiers,
+ * MCP tools classified or not, global or tenant-scoped) are put into one real host. Principals are of every kind:
+ * stored principals with API keys (some narrowed by their own grants) and JWT principals whose subjects are drawn
+ * from a small pool shared by all tenants, with groups that narrowing grants name, in the agent and tenant-admin
+ * roles. Every principal must then see exactly what an independent in-test model of the README rules says, on REST
+ * and GraphQL; every other id must be a 404 indistinguishable from an id that never existed; and a list's ETag
+ * revalidates (304) for another principal exactly when the model gives both the same list.
  * One host per database; every fast-check run gets its own name prefix, and the model keeps every tool ever
  * created in the host, so runs also check each other (a generic `*` grant sees earlier runs' global tools).
+ * Seeded (ISOLATION_SEED, printed); requests for principals sharing a JWT subject run back to back, so that any
+ * cache or budget keyed by less than the whole decision would hand one tenant's answer to the other.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { type CryptoKey, SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { testConfig } from '../../src/config/config';
 import { forEachDatabase } from '../helpers/databases';
 import { expectCompactList, expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, aGrant, aPrincipal, anExtension, startHost } from '../helpers/test-host';
@@ -16,7 +23,13 @@ import { aSimulatedSource, applyListing } from '../conformance/scenario';
 import { TIERS, type Tier, runRequests, visibleTo } from './model';
 import type { ModelGrant, ModelTool } from './model';
 
-const NUM_RUNS = Number(process.env.ISOLATION_RUNS ?? 20);
+const NUM_RUNS = Number(process.env.ISOLATION_RUNS ?? 27);
+const SEED = Number(process.env.ISOLATION_SEED ?? 110_001);
+const ISS = 'https://idp.isolation.test/';
+const AUD = 'toolcat';
+/** JWT subjects and groups shared by every tenant and run: the same `sub` in several tenants is the point. */
+const SUBJECTS = ['alice', 'bob', 'carol'] as const;
+const GROUPS = ['g1', 'g2', 'g3'] as const;
 const EXT_NAMES = ['calc', 'Calc', 'a_b', 'a-b', 'dot.x', 'shell'] as const; // case, `_` vs `-`, dots
 const MCP_NAMES = [['list', 'list'], ['create_issue', 'create_issue'], ['Create_Issue', 'Create_Issue'], ['weird name/ü', 'weird~20name~2F~C3~BC'], ['a.b', 'a.b']] as const;
 const GENERIC_PATTERNS = ['*', 'ext.*', 'mcp.*', '*_b', '*a*', '*.*.*', 'mcp.*.list', '*Calc', '*~*'];
@@ -53,12 +66,32 @@ const grantArb = fc.record({
 const presentArb = fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
 const tenantOf = (n: number) => fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.nat(n - 1) });
 
+/** Ceilings are mostly broad (a tier or source limit over a wide pattern), as host admins write them. */
+const ceilingEntryArb = fc.record({
+  pattern: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('*', 'ext.*', 'mcp.*', 'ext.{p}*', 'mcp.{p}-*', '*.{p}*').map((t) => ({ t, cuts: [] as Array<[number, number]> })) },
+    { weight: 1, arbitrary: patternArb },
+  ),
+  source: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(...SOURCES.slice(1)) }),
+  maxTier: fc.option(tierArb, { nil: null, freq: 3 }),
+});
+
+const jwtArb = fc.record({
+  subject: fc.constantFrom(...SUBJECTS),
+  groups: fc.subarray([...GROUPS]),
+  role: fc.constantFrom('agent', 'tenant-admin'),
+});
+
 const planArb = fc.integer({ min: 2, max: 5 }).chain((nTenants) =>
   fc.record({
     tenants: fc.array(
       fc.record({
         grants: fc.array(grantArb, { minLength: 0, maxLength: 4 }),
         principals: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(grantArb, { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 3 }), // [] = not narrowed
+        jwts: fc.array(jwtArb, { minLength: 1, maxLength: 3 }),
+        groupGrants: fc.array(fc.record({ group: fc.constantFrom(...GROUPS), grant: grantArb }), { minLength: 0, maxLength: 3 }),
+        // null: the unrestricted default ceiling; otherwise set (lowered) after the grants were made.
+        ceiling: fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(ceilingEntryArb, { minLength: 0, maxLength: 2 }) }),
       }),
       { minLength: nTenants, maxLength: nTenants },
     ),
@@ -75,9 +108,14 @@ const planArb = fc.integer({ min: 2, max: 5 }).chain((nTenants) =>
 type Plan = typeof planArb extends fc.Arbitrary<infer T> ? T : never;
 interface Principal {
   readonly tenantId: string;
+  /** An API key, or a signed JWT. */
   readonly key: string;
+  readonly kind: 'api-key' | 'jwt';
+  /** The narrowing grants that apply: its own (API key) or its groups' (JWT). */
   readonly own: ModelGrant[];
   readonly label: string;
+  /** JWT subject, for ordering requests of shared subjects back to back. */
+  readonly subject: string | null;
 }
 
 /** Turns a pattern plan into a valid grant pattern for prefix p: `*` replaces cut ranges of the id. */
@@ -93,17 +131,32 @@ function patternFor(plan: { t: string; cuts: Array<[number, number]> }, p: strin
 forEachDatabase('security: tenant isolation property', (database) => {
   let host: TestHost;
   let drop: () => Promise<void>;
+  let signingKey: CryptoKey;
   const world: ModelTool[] = []; // every tool created in this host, across runs
   let runNo = 0;
-  const totals = { runs: 0, principals: 0, idChecks: 0, gqlIdChecks: 0, visible: 0, listed: 0, rechecks: 0 };
-  const earlierPrincipals: Array<{ pr: Principal; grants: ModelGrant[] }> = [];
+  const totals = { runs: 0, principals: 0, jwtPrincipals: 0, idChecks: 0, gqlIdChecks: 0, visible: 0, listed: 0, rechecks: 0, etagChecks: 0, revalidated: 0 };
+  const earlierPrincipals: Array<{ pr: Principal; grants: ModelGrant[]; ceiling: ModelGrant[] | null }> = [];
 
   before(async function () {
     this.timeout(60_000);
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    signingKey = pair.privateKey;
     const created = await database.create();
     drop = created.drop;
-    host = await startHost(created.db);
+    host = await startHost(created.db, {
+      security: {
+        ...testConfig().security,
+        // The property makes thousands of requests per principal budget: the limiter is tested elsewhere.
+        rateLimit: { capacity: 1_000_000, refillPerSecond: 1_000_000, maxKeys: 100_000 },
+        jwt: { config: { issuer: ISS, audience: AUD, staticKeys: [{ ...(await exportJWK(pair.publicKey)), kid: 'iso', alg: 'ES256' }] }, roleMap: undefined, defaultRole: null },
+      },
+    });
   });
+
+  const signFor = (tenant: string, j: { subject: string; groups: string[]; role: string }) =>
+    new SignJWT({ iss: ISS, aud: AUD, sub: j.subject, tenant, roles: [j.role], groups: j.groups, exp: Math.floor(Date.now() / 1000) + 3600 })
+      .setProtectedHeader({ alg: 'ES256', kid: 'iso', typ: 'JWT' })
+      .sign(signingKey);
   after(async () => {
     await host?.close();
     await drop?.();
@@ -138,24 +191,45 @@ forEachDatabase('security: tenant isolation property', (database) => {
     }
     const principals: Principal[] = [];
     const tenantGrants = new Map<string, ModelGrant[]>();
+    const ceilings = new Map<string, ModelGrant[] | null>();
+    const grantOf = (g: Plan['tenants'][number]['grants'][number]): ModelGrant => ({ pattern: patternFor(g.pattern, p), source: g.source, maxTier: g.maxTier });
+    const input = (g: ModelGrant) => ({ toolPattern: g.pattern, source: g.source ?? undefined, maxSafetyTier: g.maxTier ?? undefined });
     for (const [i, t] of plan.tenants.entries()) {
-      const tg = t.grants.map((g) => ({ pattern: patternFor(g.pattern, p), source: g.source, maxTier: g.maxTier }));
-      for (const g of tg) await aGrant(host, { tenantId: tenants[i], toolPattern: g.pattern, source: g.source ?? undefined, maxSafetyTier: g.maxTier ?? undefined });
+      const tg = t.grants.map(grantOf);
+      for (const g of tg) await aGrant(host, { tenantId: tenants[i], ...input(g) });
       tenantGrants.set(tenants[i], tg);
       for (const [k, ownPlan] of t.principals.entries()) {
         const pr = await aPrincipal(host, tenants[i], `${p}-t${i}-p${k}`, k === 2 ? 'tenant-admin' : 'agent');
-        const own = ownPlan.map((g) => ({ pattern: patternFor(g.pattern, p), source: g.source, maxTier: g.maxTier }));
-        for (const g of own) await aGrant(host, { tenantId: tenants[i], principalId: pr.principalId, toolPattern: g.pattern, source: g.source ?? undefined, maxSafetyTier: g.maxTier ?? undefined });
-        principals.push({ tenantId: tenants[i], key: pr.key, own, label: `${p}-t${i}-p${k}` });
+        const own = ownPlan.map(grantOf);
+        for (const g of own) await aGrant(host, { tenantId: tenants[i], principalId: pr.principalId, ...input(g) });
+        principals.push({ tenantId: tenants[i], key: pr.key, kind: 'api-key', own, label: `${p}-t${i}-p${k}`, subject: null });
       }
+      const byGroup = new Map<string, ModelGrant[]>();
+      for (const gg of t.groupGrants) {
+        const g = grantOf(gg.grant);
+        await host.gqlOk('mutation($i: CreateGrantInput!) { createGrant(input: $i) { id } }', { i: { tenantId: tenants[i], group: gg.group, ...input(g) } });
+        byGroup.set(gg.group, [...(byGroup.get(gg.group) ?? []), g]);
+      }
+      for (const [k, j] of t.jwts.entries()) {
+        const own = j.groups.flatMap((name) => byGroup.get(name) ?? []);
+        principals.push({ tenantId: tenants[i], key: await signFor(`${p}-t${i}`, j), kind: 'jwt', own, label: `${p}-t${i}-jwt${k}(${j.subject}|${j.groups.join(',')}|${j.role})`, subject: j.subject });
+      }
+      // A ceiling set after the grants lowers what they allow: the query must enforce it, whatever the grants say.
+      const ceiling = t.ceiling === null ? null : t.ceiling.map(grantOf);
+      if (ceiling) {
+        await host.gqlOk('mutation($t: ID!, $e: [CeilingEntryInput!]!) { setTenantCeiling(tenantId: $t, entries: $e) { toolPattern } }', { t: tenants[i], e: ceiling.map(input) });
+      }
+      ceilings.set(tenants[i], ceiling);
     }
     world.push(...mine);
-    return { principals, tenantGrants };
+    // Shared JWT subjects back to back (alice of t0, alice of t1, ...): a cache keyed by subject would leak here.
+    principals.sort((a, b) => (a.subject ?? '~').localeCompare(b.subject ?? '~'));
+    return { principals, tenantGrants, ceilings };
   }
 
-  async function checkPrincipal(pr: Principal, tenantGrants: ModelGrant[], candidates: string[]) {
-    const expected = world.filter((t) => visibleTo(t, pr, tenantGrants)).map((t) => t.id).sort();
-    const why = `${pr.label} tenant grants ${JSON.stringify(tenantGrants)} own ${JSON.stringify(pr.own)}`;
+  async function checkPrincipal(pr: Principal, tenantGrants: ModelGrant[], ceiling: ModelGrant[] | null, candidates: string[]): Promise<{ etag: string; expected: string }> {
+    const expected = world.filter((t) => visibleTo(t, pr, tenantGrants, ceiling)).map((t) => t.id).sort();
+    const why = `${pr.label} tenant grants ${JSON.stringify(tenantGrants)} own ${JSON.stringify(pr.own)} ceiling ${JSON.stringify(ceiling)}`;
     // TC-CAT-3: the list is exactly the model's set, sorted in code-unit order (TC-CAT-7).
     const list = await host.get('/tools', pr.key);
     expect(list.status, list.text).to.equal(200);
@@ -202,15 +276,17 @@ forEachDatabase('security: tenant isolation property', (database) => {
       totals.gqlIdChecks += chunk.length;
     }
     totals.principals++;
+    if (pr.kind === 'jwt') totals.jwtPrincipals++;
+    return { etag: list.headers.get('etag')!, expected: JSON.stringify(expected) };
   }
 
-  it(`every principal sees exactly the modelled set, everything else is an indistinguishable 404 (${NUM_RUNS} runs)`, async function () {
-    this.timeout(240_000);
+  it(`every principal (API key or JWT, shared subjects across tenants) sees exactly the modelled set, everything else is an indistinguishable 404 (${NUM_RUNS} runs, seed ${SEED})`, async function () {
+    this.timeout(600_000);
     await fc.assert(
       fc.asyncProperty(planArb, fc.nat(), async (plan, pick) => {
         const p = `r${++runNo}`;
         const before = world.length;
-        const { principals, tenantGrants } = await build(plan, p);
+        const { principals, tenantGrants, ceilings } = await build(plan, p);
         const earlier = world.slice(0, before);
         // Every id of this run's universe (created or not), some earlier runs' ids, and unknown look-alikes.
         const candidates = [
@@ -219,23 +295,39 @@ forEachDatabase('security: tenant isolation property', (database) => {
           `ext.${p}_CALC`, `ext.${p}_aXb`, `ext.${p}_a`, `mcp.${p}-s0.LIST`, `mcp.${p}-s9.list`, `mcp.${p}-s0.weird~20name~2f~C3~BC`,
         ];
         const unique = [...new Set(candidates)];
-        for (const pr of principals) await checkPrincipal(pr, tenantGrants.get(pr.tenantId)!, unique);
+        const seen: Array<{ pr: Principal; etag: string; expected: string }> = [];
+        for (const pr of principals) seen.push({ pr, ...(await checkPrincipal(pr, tenantGrants.get(pr.tenantId)!, ceilings.get(pr.tenantId)!, unique)) });
+        // Revalidation across principals: another principal's ETag answers 304 exactly when the model gives both
+        // the same list (the bytes are the same then, so the ETag must be too); otherwise 200 with this one's list.
+        for (const [a, mine] of seen.entries()) {
+          for (const other of [seen[(a + 1) % seen.length], seen[(a + 1 + (pick % seen.length)) % seen.length]]) {
+            const r = await host.get('/tools', mine.pr.key, { 'if-none-match': other.etag });
+            const same = other.expected === mine.expected;
+            expect(r.status, `${mine.pr.label} revalidating ${other.pr.label}'s ETag`).to.equal(same ? 304 : 200);
+            totals.etagChecks++;
+            if (same) totals.revalidated++;
+          }
+        }
         // Two principals of earlier runs again: this run's global tools may match their generic grants, so their
         // visible sets may have grown, and cached answers must have followed (cache invalidation across tenants).
         for (let k = 0; k < Math.min(2, earlierPrincipals.length); k++) {
           const old = earlierPrincipals[(pick + k * 31) % earlierPrincipals.length];
-          await checkPrincipal(old.pr, old.grants, unique);
+          await checkPrincipal(old.pr, old.grants, old.ceiling, unique);
           totals.rechecks++;
         }
-        earlierPrincipals.push(...principals.map((pr) => ({ pr, grants: tenantGrants.get(pr.tenantId)! })));
+        earlierPrincipals.push(...principals.map((pr) => ({ pr, grants: tenantGrants.get(pr.tenantId)!, ceiling: ceilings.get(pr.tenantId)! })));
         totals.runs++;
       }),
-      { numRuns: NUM_RUNS, endOnFailure: true },
+      { numRuns: NUM_RUNS, seed: SEED, endOnFailure: true },
     );
     // Not vacuous: across the runs some candidate ids were visible and (far more) were not.
     expect(totals.visible, 'some candidate ids were visible').to.be.greaterThan(0);
     expect(totals.idChecks - totals.visible, 'some candidate ids were invisible').to.be.greaterThan(0);
-    console.log(`      isolation [${database.name}]: ${totals.runs} runs, ${world.length} tools, ${totals.principals} principal checks (${totals.rechecks} re-checks of earlier runs); ` +
-      `${totals.listed} listed entries; ${totals.idChecks} principal×id REST checks (${totals.visible} visible), ${totals.gqlIdChecks} principal×id GraphQL checks`);
+    expect(totals.jwtPrincipals, 'JWT principals were checked').to.be.greaterThan(0);
+    expect(totals.revalidated, 'some ETags were shared (and revalidated) across principals').to.be.greaterThan(0);
+    expect(totals.etagChecks - totals.revalidated, 'some ETags were refused for another principal').to.be.greaterThan(0);
+    console.log(`      isolation [${database.name}] seed ${SEED}: ${totals.runs} runs, ${world.length} tools, ${totals.principals} principal checks (${totals.jwtPrincipals} JWT, ${totals.rechecks} re-checks of earlier runs); ` +
+      `${totals.listed} listed entries; ${totals.idChecks} principal×id REST checks (${totals.visible} visible), ${totals.gqlIdChecks} principal×id GraphQL checks; ` +
+      `${totals.etagChecks} cross-principal ETag checks (${totals.revalidated} 304)`);
   });
 });

@@ -49,11 +49,20 @@ export function grantMatches(g: ModelGrant, t: ModelTool): boolean {
 }
 
 /**
- * visible = (tool global or of the principal's tenant) AND some tenant-wide grant matches
- *           AND (the principal has no grants of its own OR one of them matches too).
+ * visible = (tool global or of the principal's tenant) AND (no ceiling was set, or an entry of it matches)
+ *           AND some tenant-wide grant matches
+ *           AND (the principal has no narrowing grants OR one of them matches too).
+ * A principal's narrowing grants are its own (stored principals) or those of its groups (JWT principals): the
+ * caller passes them in `own`. A ceiling of null is the unrestricted default.
  */
-export function visibleTo(t: ModelTool, principal: { tenantId: string; own: readonly ModelGrant[] }, tenantGrants: readonly ModelGrant[]): boolean {
+export function visibleTo(
+  t: ModelTool,
+  principal: { tenantId: string; own: readonly ModelGrant[] },
+  tenantGrants: readonly ModelGrant[],
+  ceiling: readonly ModelGrant[] | null = null,
+): boolean {
   if (t.tenantId !== null && t.tenantId !== principal.tenantId) return false;
+  if (ceiling !== null && !ceiling.some((g) => grantMatches(g, t))) return false;
   if (!tenantGrants.some((g) => grantMatches(g, t))) return false;
   return principal.own.length === 0 || principal.own.some((g) => grantMatches(g, t));
 }
