@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { JwtConfig } from '../auth/jwt-config';
 import { type Role, isRole } from '../catalog/principal';
-import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from '../graphql/limits';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits, type IntrospectionMode } from '../graphql/limits';
 
 /** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
 export interface SecurityConfig {
   /** OIDC/JWT bearer tokens beside API keys; null: API keys only. */
   readonly jwt: { readonly config: JwtConfig; readonly roleMap: Readonly<Record<string, Role>> | undefined; readonly defaultRole: Role | null } | null;
   readonly graphqlLimits: GraphQLLimits;
-  /** Introspection and the Apollo Sandbox landing page: on in development, off in production unless set. */
-  readonly introspection: boolean;
+  /**
+   * Who may introspect the GraphQL schema (issue 11, defect 4): `off`, `admins` (tenant and host admins) or `all`.
+   * Default `admins` in development, `off` in production. Agents and anonymous callers never get "Did you mean"
+   * suggestions either way (src/graphql/limits/schema-visibility.plugin.ts).
+   */
+  readonly introspection: IntrospectionMode;
+  /** The Apollo Sandbox landing page: on in development, off in production unless set. */
   readonly landingPage: boolean;
   /** Per-principal token bucket on the REST routes. */
   readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
@@ -19,7 +24,8 @@ export interface SecurityConfig {
 
 export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
   NODE_ENV: 'production turns introspection and the landing page off by default',
-  TOOLCAT_GRAPHQL_INTROSPECTION: 'true|false (default: true unless NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_INTROSPECTION:
+    'off|admins|all: who may introspect the GraphQL schema (default: admins, i.e. tenant and host admins; off with NODE_ENV=production); true = all, false = off',
   TOOLCAT_GRAPHQL_LANDING_PAGE: 'true|false: Apollo Sandbox at /graphql (default: true unless NODE_ENV=production)',
   TOOLCAT_GRAPHQL_MAX_DEPTH: `default ${DEFAULT_GRAPHQL_LIMITS.maxDepth}`,
   TOOLCAT_GRAPHQL_MAX_ALIASES: `default ${DEFAULT_GRAPHQL_LIMITS.maxAliases}`,
@@ -60,7 +66,7 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
       maxBatch: int('TOOLCAT_GRAPHQL_MAX_BATCH', L.maxBatch, 1, 100),
       maxRequestBytes: int('TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES', L.maxRequestBytes, 1024, 64 * 1024 ** 2),
     },
-    introspection: bool('TOOLCAT_GRAPHQL_INTROSPECTION', !production),
+    introspection: introspectionMode(env.TOOLCAT_GRAPHQL_INTROSPECTION, production, problems),
     landingPage: bool('TOOLCAT_GRAPHQL_LANDING_PAGE', !production),
     rateLimit: {
       capacity: int('TOOLCAT_RATE_LIMIT_BURST', 200, 1, 1_000_000),
@@ -69,6 +75,18 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
     },
     metricsToken: metricsToken(env.TOOLCAT_METRICS_TOKEN, problems),
   };
+}
+
+/** off | admins | all; true and false keep their earlier meaning (true: everyone, false: nobody). */
+function introspectionMode(v: string | undefined, production: boolean, problems: string[]): IntrospectionMode {
+  const dflt: IntrospectionMode = production ? 'off' : 'admins';
+  if (v === undefined || v === '') return dflt;
+  const s = v.trim().toLowerCase();
+  if (s === 'admins') return 'admins';
+  if (/^(all|true|1|yes|on)$/.test(s)) return 'all';
+  if (/^(off|false|0|no)$/.test(s)) return 'off';
+  problems.push(`TOOLCAT_GRAPHQL_INTROSPECTION must be off, admins or all (true means all, false means off); got ${JSON.stringify(v)}`);
+  return dflt;
 }
 
 function metricsToken(v: string | undefined, problems: string[]): string | null {

@@ -60,7 +60,12 @@ export class AdminToolType {
   @Field(() => String, { description: 'config | graphql for host extensions; the source name for MCP tools.' }) origin!: string;
   @Field(() => ID, { nullable: true }) tenantId!: string | null;
   @Field(() => Boolean, { description: 'false: no host decision; the fail-closed default applies (TC-DESC-6).' }) classified!: boolean;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Upstream MCP annotations as claimed; untrusted, never served.' }) claims!: unknown;
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'Upstream MCP annotations as claimed; untrusted, never served. Credentials are shown as [redacted]; revealUpstreamTool shows the raw value.',
+  })
+  claims!: unknown;
+  @Field(() => Boolean, { description: 'true when something in claims was redacted.' }) claimsRedacted!: boolean;
   @Field(() => String) contentHash!: string;
   @Field(() => ToolDescriptorType, { description: 'Exactly what a granted agent receives in the standard view.' }) descriptor!: ToolDescriptorType;
   @Field(() => [CompactNoteType], { description: 'What the compact view relaxed, dropped or truncated in this tool\'s inputSchema.' }) compactNotes!: CompactNoteType[];

@@ -5,7 +5,7 @@ import type { SecurityConfig } from '../config/security-config';
 import type { Logger } from '../shared/logger';
 import type { GraphQLContext } from './context';
 import { makeFormatError } from './format-error';
-import { complexityLimitPlugin, parseOptionsFor, validationRulesFor } from './limits';
+import { complexityLimitPlugin, parseOptionsFor, schemaVisibilityPlugin, validationRulesFor } from './limits';
 import type { GraphQLSchema } from 'graphql';
 
 /** A database outage surfaces as SERVICE_UNAVAILABLE; the GraphQL HTTP answer is then 503 with Retry-After. */
@@ -29,7 +29,9 @@ export function buildApollo(schema: GraphQLSchema, sec: SecurityConfig, log: Log
   return new ApolloServer<GraphQLContext>({
     schema,
     formatError: makeFormatError(log),
-    introspection: sec.introspection,
+    // Introspection is decided per caller by schemaVisibilityPlugin (TOOLCAT_GRAPHQL_INTROSPECTION: off | admins |
+    // all); Apollo's own switch is global, so it stays open and the plugin refuses (issue 11, defect 4).
+    introspection: true,
     csrfPrevention: true,
     // Automatic persisted queries are not used: a client sending one gets PERSISTED_QUERY_NOT_SUPPORTED (400).
     persistedQueries: false,
@@ -41,6 +43,8 @@ export function buildApollo(schema: GraphQLSchema, sec: SecurityConfig, log: Log
       ApolloServerPluginCacheControlDisabled(),
       complexityLimitPlugin({ maximumComplexity: sec.graphqlLimits.maxComplexity }),
       unavailableStatusPlugin,
+      // No "Did you mean" suggestions for callers who may not see the admin schema; introspection per caller.
+      schemaVisibilityPlugin(sec.introspection),
       sec.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
     ],
   });

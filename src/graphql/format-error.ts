@@ -1,6 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { CatalogError } from '../catalog/catalog.errors';
+import { redactCredentials } from '../catalog/credentials';
 import type { Logger } from '../shared/logger';
 import { toGraphQLError } from './errors';
 import { isDatabaseUnavailable } from '../ops/db-errors';
@@ -11,9 +12,18 @@ const PASS_THROUGH = new Set([
   'OPERATION_RESOLUTION_FAILURE', 'SERVICE_UNAVAILABLE',
 ]);
 
-/** Known codes pass; anything else is logged with its cause and masked as INTERNAL_SERVER_ERROR (no stack traces out). */
+/**
+ * Known codes pass; anything else is logged with its cause and masked as INTERNAL_SERVER_ERROR (no stack traces
+ * out). No error text leaves with credential material in it (issue 11, defect 3): graphql-js quotes a refused
+ * variable value whole (a registerSource input with its secrets), and a message may quote what it refused.
+ */
 export function makeFormatError(log: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const out = formatOne(formatted, error);
+    return { ...out, message: redactCredentials(out.message) };
+  };
+
+  function formatOne(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
     const original = unwrapResolverError(error);
     if (original instanceof CatalogError) {
       const g = toGraphQLError(original);
@@ -33,5 +43,5 @@ export function makeFormatError(log: Logger) {
     }
     log.error({ err: original, path: formatted.path }, 'unexpected error in GraphQL execution');
     return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-  };
+  }
 }

@@ -1,15 +1,20 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { McpSourceEntity } from '../persistence/mcp-source.entity';
 import type { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { requireRole } from '../services/admin-scope';
 import type { SourceInput } from '../sources/source-admin.service';
+import { redactJson, redactText } from '../sources/credential-redaction';
 import type { SecretValue } from '../sources/source-spec';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
-import { McpSourceType, type SecretInput, SourceInputType, SyncResultType, ToolChangeType, UpstreamToolType } from './source.types';
+import { McpSourceType, RevealedUpstreamToolType, type SecretInput, SourceInputType, SyncResultType, ToolChangeType, UpstreamToolType } from './source.types';
 
-/** MCP sources for host admins: registration (secrets write-only), status, upstream claims, history, sync. */
+/**
+ * MCP sources for host admins: registration (secrets write-only), status, upstream claims, history, sync.
+ * Whatever an upstream server or an admin put there that looks like a credential is shown as `[redacted]`
+ * (issue 11, defect 3); revealUpstreamTool is the one audited way to see an upstream tool's raw listing.
+ */
 @Resolver()
 export class SourceResolver {
   constructor(private readonly s: AppServices) {}
@@ -25,15 +30,38 @@ export class SourceResolver {
     return r ? this.toType(r) : null;
   }
 
-  @Query(() => [UpstreamToolType], { description: 'Everything the source listed, quarantined tools included, with claims and review state.' })
+  @Query(() => [UpstreamToolType], {
+    description: 'Everything the source listed, quarantined tools included, with claims and review state; credentials redacted (see revealUpstreamTool).',
+  })
   async upstreamTools(@Ctx() ctx: GraphQLContext, @Arg('source', () => String) source: string): Promise<UpstreamToolType[]> {
     return (await this.s.sources.upstreamTools(ctx.principal, source)).map((u) => {
-      const raw = JSON.parse(u.raw) as Record<string, unknown> | null;
+      const raw = redactJson(JSON.parse(u.raw) as unknown);
+      const rawName = (raw.value as { name?: unknown } | null)?.name;
+      // The name is taken from the listing, redacted whole, and only then cut (a cut token would not look like one).
+      const name = typeof rawName === 'string' ? rawName.slice(0, 512) : redactText(u.name);
+      const toolId = redactText(u.toolId);
       return Object.assign(new UpstreamToolType(), {
-        name: u.name, toolId: u.toolId, quarantineReason: u.quarantineReason, reviewState: u.reviewState, definitionHash: u.definitionHash,
-        raw, claims: raw && typeof raw === 'object' ? (raw.annotations ?? null) : null, firstSeenAt: u.firstSeenAt, lastSeenAt: u.lastSeenAt,
+        key: u.key, name, toolId, quarantineReason: redactText(u.quarantineReason), reviewState: u.reviewState, definitionHash: u.definitionHash,
+        raw: raw.value, claims: claimsOf(raw.value), redacted: raw.redacted || toolId !== u.toolId || name !== u.name.slice(0, 512), firstSeenAt: u.firstSeenAt, lastSeenAt: u.lastSeenAt,
       });
     });
+  }
+
+  @Mutation(() => RevealedUpstreamToolType, {
+    description:
+      'host-admin: an upstream tool exactly as received, credentials included (upstreamTools and adminTools show them redacted). Give its key or its name. ' +
+      'Every call writes an audit row recording that it was revealed and by whom; the value is never recorded.',
+  })
+  async revealUpstreamTool(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('source', () => String) source: string,
+    @Arg('key', () => ID, { nullable: true }) key?: string | null,
+    @Arg('name', () => String, { nullable: true }) name?: string | null,
+  ): Promise<RevealedUpstreamToolType> {
+    const u = await this.s.sources.reveal(ctx.principal, source, { key, name });
+    const raw = JSON.parse(u.raw) as unknown;
+    const rawName = (raw as { name?: unknown } | null)?.name;
+    return Object.assign(new RevealedUpstreamToolType(), { source, key: u.key, name: typeof rawName === 'string' ? rawName : u.name, toolId: u.toolId, raw, claims: claimsOf(raw) });
   }
 
   @Query(() => [ToolChangeType], { description: 'Upstream change history, newest first.' })
@@ -44,7 +72,10 @@ export class SourceResolver {
     @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
     @Arg('offset', () => Int, { defaultValue: 0 }) offset = 0,
   ): Promise<ToolChangeType[]> {
-    return (await this.s.sources.changes(ctx.principal, { sourceName: source, toolId, first, offset })).map((c: ToolChangeEntity) => Object.assign(new ToolChangeType(), c));
+    // Rows are written redacted (change()); read redacted too, for rows older than that and a detector that learnt more.
+    return (await this.s.sources.changes(ctx.principal, { sourceName: source, toolId, first, offset })).map((c: ToolChangeEntity) =>
+      Object.assign(new ToolChangeType(), c, { toolName: redactText(c.toolName), toolId: redactText(c.toolId), detail: redactText(c.detail) }),
+    );
   }
 
   @Mutation(() => McpSourceType, { description: 'host-admin: register an MCP server (not synced until syncSource or its schedule).' })
@@ -77,7 +108,7 @@ export class SourceResolver {
     if (!(await this.s.sources.get(ctx.principal, name))) throw new CatalogError(CatalogErrorCode.NotFound, 'No source with this name.');
     const result = await this.s.sync.sync(name);
     await this.s.audit.record({ targetType: 'source', targetId: name, tenantId: null, after: result });
-    return Object.assign(new SyncResultType(), result);
+    return Object.assign(new SyncResultType(), result, { error: redactText(result.error) });
   }
 
   @Mutation(() => Boolean, { description: 'host-admin: approve the changed definition of a drifted MCP tool; its classification applies again.' })
@@ -87,15 +118,21 @@ export class SourceResolver {
   }
 
   private async toType(r: McpSourceEntity): Promise<McpSourceType> {
-    // Only the names of secret entries are exposed; values never leave the secrets table through GraphQL.
+    // Only the names of secret entries are exposed; values never leave the secrets table through GraphQL. A token
+    // typed into the command line is stored as given (the server needs it) and shown redacted (issue 11).
     const names = await this.s.sources.secretNames(r.name);
     return Object.assign(new McpSourceType(), {
-      name: r.name, transport: r.transport, command: r.command, args: JSON.parse(r.args), url: r.publicUrl,
-      envNames: names.env, headerNames: names.headers,
+      name: r.name, transport: r.transport, command: redactText(r.command), args: (JSON.parse(r.args) as string[]).map((a) => redactText(a)), url: redactText(r.publicUrl),
+      envNames: names.env.map((n) => redactText(n)), headerNames: names.headers.map((n) => redactText(n)),
       tenantId: r.tenantId, driftPolicy: r.driftPolicy, syncIntervalSeconds: r.syncIntervalSeconds, enabled: Boolean(r.enabled), origin: r.origin,
-      status: r.status, lastError: r.lastError, lastSyncAt: r.lastSyncAt, lastSuccessAt: r.lastSuccessAt, toolCount: r.toolCount, quarantinedCount: r.quarantinedCount,
+      status: r.status, lastError: redactText(r.lastError), lastSyncAt: r.lastSyncAt, lastSuccessAt: r.lastSuccessAt, toolCount: r.toolCount, quarantinedCount: r.quarantinedCount,
     });
   }
+}
+
+/** An upstream tool's claims: its MCP annotations. */
+function claimsOf(raw: unknown): unknown {
+  return raw && typeof raw === 'object' ? ((raw as { annotations?: unknown }).annotations ?? null) : null;
 }
 
 function secretMap(list: SecretInput[] | null | undefined): Record<string, SecretValue> {

@@ -5,8 +5,8 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 export class McpSourceType {
   @Field(() => String) name!: string;
   @Field(() => String, { description: 'stdio | http' }) transport!: string;
-  @Field(() => String, { nullable: true }) command!: string | null;
-  @Field(() => [String]) args!: string[];
+  @Field(() => String, { nullable: true, description: 'Credential-shaped parts are shown as [redacted]; put secrets in env, not in the command line.' }) command!: string | null;
+  @Field(() => [String], { description: 'Credential-shaped arguments are shown as [redacted] (and so in audit rows); put secrets in env.' }) args!: string[];
   @Field(() => String, { nullable: true, description: 'http: scheme, host and path only (query and userinfo are never shown).' }) url!: string | null;
   @Field(() => [String], { description: 'Names of the environment entries given to a stdio server (values are write-only).' }) envNames!: string[];
   @Field(() => [String], { description: 'Names of the headers sent to an http server (values are write-only).' }) headerNames!: string[];
@@ -16,27 +16,45 @@ export class McpSourceType {
   @Field(() => Boolean) enabled!: boolean;
   @Field(() => String, { description: 'config | graphql' }) origin!: string;
   @Field(() => String, { description: 'never-synced | ok | degraded | failing' }) status!: string;
-  @Field(() => String, { nullable: true }) lastError!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why the last sync failed; the source\'s secret values and anything credential-shaped are redacted.' }) lastError!: string | null;
   @Field(() => String, { nullable: true }) lastSyncAt!: string | null;
   @Field(() => String, { nullable: true }) lastSuccessAt!: string | null;
   @Field(() => Int, { description: 'Tools served from this source now.' }) toolCount!: number;
   @Field(() => Int) quarantinedCount!: number;
 }
 
-@ObjectType('UpstreamTool', { description: 'A tool as the server listed it: what it claims, next to whether it is served.' })
+@ObjectType('UpstreamTool', {
+  description: 'A tool as the server listed it: what it claims, next to whether it is served. Credential material is shown as [redacted]; revealUpstreamTool shows the raw value.',
+})
 export class UpstreamToolType {
-  @Field(() => String) name!: string;
-  @Field(() => String, { nullable: true, description: 'null when the name cannot form a toolId (then quarantined).' }) toolId!: string | null;
+  @Field(() => ID, { description: 'Stable key of the tool within its source (names it to revealUpstreamTool even when its name is redacted).' }) key!: string;
+  @Field(() => String, { description: 'The name; [redacted] where it looks like a credential (such a tool is quarantined).' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'null when the name cannot form a toolId (then quarantined); redacted like the name.' }) toolId!: string | null;
   @Field(() => String, { nullable: true, description: 'Why the tool is not served; null when it is valid.' }) quarantineReason!: string | null;
   @Field(() => String, { description: 'none | pending: the definition changed after the host classified it.' }) reviewState!: string;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The annotations the server claims (untrusted; never served).' }) claims!: unknown;
-  @Field(() => GraphQLJSON, { description: 'The tool exactly as received.' }) raw!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The annotations the server claims (untrusted; never served), credentials redacted.' }) claims!: unknown;
+  @Field(() => GraphQLJSON, { description: 'The tool as received, credentials redacted (values of secret-like properties too).' }) raw!: unknown;
+  @Field(() => Boolean, { description: 'true when anything in name, toolId, raw or claims was redacted; revealUpstreamTool shows the raw value.' }) redacted!: boolean;
   @Field(() => String) definitionHash!: string;
   @Field(() => String) firstSeenAt!: string;
   @Field(() => String) lastSeenAt!: string;
 }
 
-@ObjectType('ToolChange', { description: 'One entry of the upstream change history.' })
+@ObjectType('RevealedUpstreamTool', {
+  description: 'An upstream tool exactly as received, credentials included. Only revealUpstreamTool returns it, and each call is audited.',
+})
+export class RevealedUpstreamToolType {
+  @Field(() => String) source!: string;
+  @Field(() => ID) key!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true }) toolId!: string | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The annotations as the server sent them.' }) claims!: unknown;
+  @Field(() => GraphQLJSON, { description: 'The tool exactly as received.' }) raw!: unknown;
+}
+
+@ObjectType('ToolChange', {
+  description: 'One entry of the upstream change history. Names, ids and details are recorded redacted where they look like credentials (toolChanges(toolId) matches the recorded id).',
+})
 export class ToolChangeType {
   @Field(() => ID) id!: string;
   @Field(() => String) sourceName!: string;

@@ -5,6 +5,7 @@ import { requireRole } from '../services/admin-scope';
 import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType, IngestNoteType } from './admin.types';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
+import { redactJson } from '../sources/credential-redaction';
 import { recordView, toToolView } from './tool.mapper';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ToolDescriptorType, ToolListType } from './tool.types';
@@ -69,13 +70,16 @@ function classificationOf(i: { safetyTier: string; replayPolicy: string; egress:
 }
 
 function toAdminTool(r: ToolRecord): AdminToolType {
+  // Claims are upstream text, stored as received: shown redacted (issue 11, defect 3; revealUpstreamTool has the raw value).
+  const claims = r.claimsText === null ? { value: null, redacted: false } : redactJson(JSON.parse(r.claimsText) as unknown);
   return Object.assign(new AdminToolType(), {
     toolId: r.toolId,
     source: r.source,
     origin: r.origin,
     tenantId: r.tenantId,
     classified: r.classified,
-    claims: r.claimsText === null ? null : JSON.parse(r.claimsText),
+    claims: claims.value,
+    claimsRedacted: claims.redacted,
     contentHash: r.contentHash,
     descriptor: recordView(r, 'standard') as ToolDescriptorType,
     compactNotes: (JSON.parse(r.compactNotesText) as CompactNoteType[]).map((n) => Object.assign(new CompactNoteType(), n)),

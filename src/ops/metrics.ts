@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
+import { containsCredential } from '../catalog/credentials';
 import { splitTarget } from '../shared/request-target';
 
 /**
@@ -10,7 +11,8 @@ import { splitTarget } from '../shared/request-target';
  */
 export interface Metrics {
   readonly registry: Registry;
-  readonly syncResults: Counter<'source' | 'status'>;
+  /** Sync results by source and status. A source name that looks like a credential is counted as `[redacted]`. */
+  readonly syncResults: { inc(labels: { source: string; status: string }): void };
   /** Counts the request and times it until its response has been handed to the OS. */
   observe(req: IncomingMessage, res: ServerResponse): void;
 }
@@ -72,7 +74,11 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   });
   return {
     registry,
-    syncResults,
+    // Label values are scraped by anyone who can read /metrics (open unless TOOLCAT_METRICS_TOKEN is set): a
+    // source named like a token (registered before validateSource refused such names) is not one of them (issue 11).
+    syncResults: {
+      inc: ({ source, status }) => syncResults.inc({ source: containsCredential(source) ? '[redacted]' : source, status }),
+    },
     observe(req, res) {
       const end = latency.startTimer();
       res.once('finish', () => {

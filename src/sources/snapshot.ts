@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CatalogError } from '../catalog/catalog.errors';
+import { redactCredentials } from '../catalog/credentials';
 import type { CredentialFinding } from '../catalog/credential-scrub';
 import { type GatedTool, gateTool } from '../catalog/ingest';
 import type { IngestBounds } from '../catalog/ingest-bounds';
@@ -15,10 +16,11 @@ export interface UpstreamTool {
   readonly key: string;
   readonly name: string;
   readonly toolId: string | null;
-  /** The tool exactly as received (JSON text), bounded by the transport's message limit. */
+  /** The tool exactly as received (JSON text), bounded by the transport's message limit. Shown to admins redacted. */
   readonly rawText: string;
   /** Hash of what defines the tool (title, description, schemas); drift detection compares it. */
   readonly definitionHash: string;
+  /** Why it is not served. Never quotes credential material (issue 11): names and gate messages are redacted. */
   readonly quarantineReason: string | null;
   readonly findings: readonly CredentialFinding[];
   /** The ingest gate's result for a tool that passed it (in memory only: the projection reuses it). */
@@ -62,7 +64,9 @@ export function buildSnapshot(sourceName: string, tenantId: string | null, rawTo
     seen.add(t.key);
     const copies = byName.get(t.key)!;
     const distinct = new Set(copies.map((c) => c.rawText));
-    result.push(distinct.size > 1 ? { ...t, gated: null, quarantineReason: `the server listed ${copies.length} different tools named ${JSON.stringify(t.name.slice(0, 100))}` } : t);
+    // The reason quotes the name redacted first, then cut (a cut token would no longer look like one).
+    const quoted = JSON.stringify(redactCredentials(t.name).slice(0, 100));
+    result.push(distinct.size > 1 ? { ...t, gated: null, quarantineReason: `the server listed ${copies.length} different tools named ${quoted}` } : t);
   }
   return result;
 }
@@ -84,7 +88,8 @@ function examine(sourceName: string, tenantId: string | null, raw: unknown, inde
     return { ...base, toolId, definitionHash, quarantineReason: null, findings: gated.findings, gated };
   } catch (err) {
     if (!(err instanceof CatalogError)) throw err;
-    return { ...base, toolId, definitionHash, quarantineReason: err.message };
+    // A gate message may quote what it refused (a pattern, a property name): it is stored and shown redacted.
+    return { ...base, toolId, definitionHash, quarantineReason: redactCredentials(err.message) };
   }
 }
 

@@ -11,6 +11,7 @@ import { notFound, requireRole } from '../services/admin-scope';
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
 import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
+import { keyOf } from './snapshot';
 import { change } from './source-snapshot.service';
 import { projectSource, reviewStateOf } from './source-projection';
 
@@ -98,6 +99,28 @@ export class SourceAdminService {
     return rows.map((r) => Object.assign(r, { reviewState: r.toolId ? reviewStateOf(decisions.get(r.toolId), r.definitionHash) : 'none' }));
   }
 
+  /**
+   * The one explicit way to see an upstream tool as the server listed it, credentials included (issue 11, defect
+   * 3: `upstreamTools` and `adminTools` show it redacted). Host admins only; each reveal writes an audit row that
+   * says which tool was revealed and by whom, never the value. The tool is named by its key (what upstreamTools
+   * shows when even the name is redacted) or by its name.
+   */
+  async reveal(actor: Principal | null, sourceName: string, by: { key?: string | null; name?: string | null }): Promise<UpstreamToolEntity> {
+    requireRole(actor, 'host-admin');
+    if ((by.key == null) === (by.name == null)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Give exactly one of key or name.');
+    const key = by.key ?? keyOf(sourceName, by.name!);
+    return this.ds.transaction(async (m) => {
+      const u = await m.getRepository(UpstreamToolEntity).findOne({ where: { key, sourceName } });
+      if (!u) throw notFound('upstream tool');
+      const src = await m.getRepository(McpSourceEntity).findOne({ where: { name: sourceName } });
+      await writeAudit(m, {
+        targetType: 'upstream-tool', targetId: `${sourceName}/${key}`, tenantId: src?.tenantId ?? null,
+        after: { revealed: true, source: sourceName, key, fields: ['name', 'toolId', 'raw', 'claims'] },
+      });
+      return u;
+    });
+  }
+
   async changes(actor: Principal | null, filter: { sourceName?: string | null; toolId?: string | null; first: number; offset: number }): Promise<ToolChangeEntity[]> {
     requireRole(actor, 'host-admin');
     const where: Record<string, string> = {};
@@ -160,7 +183,7 @@ export class SourceAdminService {
     return saved;
   }
 
-  /** Everything about a source but secret values (only their names). */
+  /** Everything about a source but secret values (only their names); writeAudit redacts what looks like a credential (a token typed into args). */
   private async auditView(m: EntityManager, s: McpSourceEntity): Promise<Record<string, unknown>> {
     const sec = await m.getRepository(McpSourceSecretEntity).findOne({ where: { sourceName: s.name } });
     return {

@@ -6,6 +6,7 @@ import { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
+import { redactText } from './credential-redaction';
 import { buildSnapshot } from './snapshot';
 import { type GatedListing, projectSource } from './source-projection';
 
@@ -56,7 +57,8 @@ export class SourceSnapshotService {
           // TC-DESC-4: logged with place and kind, never the value.
           this.log.warn({ source: sourceName, toolId: t.toolId, at: f.path, kinds: f.kinds, action: f.action }, 'credential material removed from tool definition');
         }
-        if (t.quarantineReason) this.log.warn({ source: sourceName, tool: t.name.slice(0, 200), reason: t.quarantineReason }, 'tool quarantined');
+        // A name can itself be a token (that is one reason to quarantine): logged redacted, then cut (issue 11).
+        if (t.quarantineReason) this.log.warn({ source: sourceName, tool: redactText(t.name).slice(0, 200), reason: t.quarantineReason }, 'tool quarantined');
         writes.push(
           repo.create({
             key: t.key, sourceName, name: t.name, toolId: t.toolId, raw: t.rawText, definitionHash: t.definitionHash,
@@ -81,8 +83,15 @@ export class SourceSnapshotService {
   }
 }
 
+/**
+ * One history row. The history is for people, so it holds names, ids and details redacted (issue 11): a tool
+ * named like a token is recorded as `[redacted]` (its raw listing, for the explicit reveal, is in upstream_tool).
+ */
 export function change(
   sourceName: string, toolName: string, toolId: string | null, kind: string, oldHash: string | null, newHash: string | null, detail: string | null, at: string,
 ): ToolChangeEntity {
-  return Object.assign(new ToolChangeEntity(), { id: randomUUID(), seq: ++changeSeq, sourceName, toolName: toolName.slice(0, 512), toolId, kind, oldHash, newHash, detail, at });
+  return Object.assign(new ToolChangeEntity(), {
+    id: randomUUID(), seq: ++changeSeq, sourceName, toolName: redactText(toolName).slice(0, 512), toolId: redactText(toolId)?.slice(0, 200) ?? null, kind, oldHash, newHash,
+    detail: redactText(detail), at,
+  });
 }

@@ -1,4 +1,5 @@
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { containsCredential, redactCredentials } from '../catalog/credentials';
 import { SOURCE_NAME_PATTERN } from './mcp-tool-id';
 
 /**
@@ -36,6 +37,8 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 export function validateSource(spec: McpSourceSpec, secrets: McpSourceSecrets): void {
   const problems: string[] = [];
   if (!SOURCE_NAME_PATTERN.test(spec.name)) problems.push('name must be 1-32 characters of a-z, 0-9 and "-", starting with a letter or digit');
+  // The name is in every toolId agents see, in metric labels and logs: it may not look like a token (issue 11).
+  else if (containsCredential(spec.name)) problems.push('name looks like a credential; choose another (it is part of every toolId of the source)');
   if (spec.transport === 'stdio') {
     if (!spec.command || spec.command.length > 1024) problems.push('stdio sources need a command (at most 1024 characters)');
     if (secrets.url) problems.push('stdio sources take no url');
@@ -75,13 +78,16 @@ export function resolveSecrets(values: Readonly<Record<string, SecretValue>>, en
   return out;
 }
 
-/** What admins may see of a URL: scheme, host and path. Userinfo and query (where tokens hide) are cut. */
+/**
+ * What admins may see of a URL: scheme, host and path. Userinfo and query (where tokens hide) are cut, and a
+ * credential-shaped path segment (a webhook secret, a token in the path) is redacted (issue 11).
+ */
 export function publicUrl(url: SecretValue | null): string | null {
   if (!url) return null;
   if ('fromEnv' in url) return `$${url.fromEnv}`;
   if (!URL.canParse(url.value)) return null;
   const u = new URL(url.value);
-  return `${u.protocol}//${u.host}${u.pathname}`;
+  return redactCredentials(`${u.protocol}//${u.host}${u.pathname}`);
 }
 
 export function resolveUrl(url: SecretValue, env: Readonly<Record<string, string | undefined>>): string {

@@ -6,7 +6,7 @@ import { type McpSession, openSession } from './mcp/mcp-session';
 import { sanitizeError } from './mcp/sanitize-error';
 import type { SyncLimits } from './mcp/sync-limits';
 import type { SourceSnapshotService } from './source-snapshot.service';
-import { literalSecrets, loadSource } from './source-store';
+import { loadSource, secretValues } from './source-store';
 
 export type SourceStatus = 'never-synced' | 'ok' | 'degraded' | 'failing';
 
@@ -132,7 +132,7 @@ export class SourceSyncService {
       this.opts.onResult?.(result);
       return result;
     } catch (err) {
-      const error = sanitizeError(err, literalSecrets(secrets));
+      const error = sanitizeError(err, secretValues(secrets, this.opts.env));
       await this.drop(name);
       await this.ds.getRepository(McpSourceEntity).update({ name }, { status: 'failing', lastError: error, lastSyncAt: nowIso() });
       const row = await this.ds.getRepository(McpSourceEntity).findOne({ where: { name } });

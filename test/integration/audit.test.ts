@@ -25,6 +25,7 @@ const INVOCATIONS: Record<string, (c: Ctx) => [string, Record<string, unknown>]>
   deleteHostExtension: () => ['mutation { deleteHostExtension(toolId: "ext.aud") }', {}],
   registerSource: () => [`mutation($a: [String!]) { registerSource(input: { name: "audreg", transport: "stdio", command: ${JSON.stringify(process.execPath)}, args: $a, syncIntervalSeconds: 0, env: [{ name: "SECRET_X", value: "do-not-log-me-1234" }] }) { name } }`, { a: [HOSTILE_BIN] }],
   updateSource: () => ['mutation { updateSource(input: { name: "audreg", transport: "stdio", command: "node", syncIntervalSeconds: 0, driftPolicy: "keep-serving" }) { name } }', {}],
+  revealUpstreamTool: () => ['mutation { revealUpstreamTool(source: "audsrc", name: "t") { name raw } }', {}],
   syncSource: () => ['mutation { syncSource(name: "audsrc") { status } }', {}],
   removeSource: () => ['mutation { removeSource(name: "audreg") }', {}],
   deleteTenant: (c) => ['mutation($id: ID!) { deleteTenant(id: $id) }', { id: c.ids.tenant }],

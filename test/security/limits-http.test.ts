@@ -1,7 +1,8 @@
 /**
  * Hardening limits of the real host over HTTP on 127.0.0.1 (issue 5): GraphQL depth, aliases, cost and tokens
  * (400, clear message), batching (400), body size (413), Apollo CSRF prevention, introspection and the Sandbox
- * landing page (on by default, off when configured), and the per-principal REST rate limit (429 + Retry-After).
+ * landing page (on by default, introspection for admins only since issue 11; off when configured), and the
+ * per-principal REST rate limit (429 + Retry-After).
  */
 import { expect } from 'chai';
 import { getIntrospectionQuery } from 'graphql';
@@ -21,7 +22,7 @@ const LEVELS = ['__schema', 'types', 'fields', 'type', 'fields', 'type', 'fields
 const DEEP_INTROSPECTION = `{ ${LEVELS.map((f) => `${f} {`).join(' ')} name ${'} '.repeat(LEVELS.length)}}`;
 
 forEachDatabase('security: hardening limits over HTTP', (database) => {
-  let open: TestHost; // defaults: introspection and landing page on, default limits
+  let open: TestHost; // defaults: introspection (for admins) and landing page on, default limits
   let hardened: TestHost; // introspection and landing page off, rate limit 5 burst / 1 per second
   const drops: Array<() => Promise<void>> = [];
 
@@ -33,7 +34,7 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     const b = await database.create();
     drops.push(b.drop);
     hardened = await startHost(b.db, {
-      security: { ...testConfig().security, introspection: false, landingPage: false, rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
+      security: { ...testConfig().security, introspection: 'off', landingPage: false, rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
     });
     for (const h of [open, hardened]) await anExtension(h, { name: 'calc', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
   });
@@ -123,7 +124,7 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     expect(await ok.json()).to.deep.equal({ data: { me: { name: 'test-admin' } } });
   });
 
-  it('introspection and the Sandbox landing page are on by default', async () => {
+  it('introspection (for admins, as here) and the Sandbox landing page are on by default', async () => {
     const r = await query(open, '{ __schema { queryType { name } } }');
     expect(r.status).to.equal(200);
     expect(r.body).to.deep.equal({ data: { __schema: { queryType: { name: 'Query' } } } });

@@ -7,6 +7,7 @@ import { maxAliasesRule, maxDepthRule } from './shape-rules';
 export { type ComplexityRuleOptions, type CostModel, complexityLimitPlugin, createComplexityRule, defaultEstimators } from './complexity';
 export { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
 export { maxAliasesRule, maxDepthRule } from './shape-rules';
+export { type IntrospectionMode, maySeeAdminSchema, schemaVisibilityPlugin } from './schema-visibility.plugin';
 
 /** GraphQL hardening limits (issue 5). */
 export interface GraphQLLimits {

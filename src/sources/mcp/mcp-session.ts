@@ -11,7 +11,9 @@ import type { SyncLimits } from './sync-limits';
 
 /**
  * A connection to one MCP server. Connection secrets are resolved here and go only into the transport:
- * they never reach a RawTool, a descriptor, a log line or an error message (see sanitizeError).
+ * they never reach a RawTool, a descriptor, a log line or an error message. Errors raised here may quote them
+ * (a server echoing its environment on stderr, an HTTP error body): the sync service sanitises every one with
+ * the same values resolved again for that moment (secretValues, issue 11), so no resolved value is kept.
  */
 export interface McpSession {
   listAllTools(limits: SyncLimits, signal: AbortSignal): Promise<unknown[]>;
