@@ -5,8 +5,10 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { generateKeyPairSync } from 'node:crypto';
 import {
-  SECRET_LIKE_NAME, containsCredential, findCredentialKinds, isPlaceholderValue, isSecretLikeLiteral, looksRandom, redactCredentials, shannonEntropy,
+  SECRET_LIKE_NAME, containsCredential, findCredentialKinds, isPlaceholderValue, isSecretLikeConstraint, isSecretLikeLiteral, lastDecodeWork, looksRandom,
+  redactCredentials, shannonEntropy,
 } from './credentials';
 
 /** Deterministic filler in a given alphabet (the corpus must not depend on Math.random). */
@@ -107,6 +109,59 @@ const POSITIVES: Array<[string, string, string?]> = [
   ['high-entropy-secret', `{"refreshToken":"${rnd(40, URLSAFE)}"}`, rnd(40, URLSAFE)],
 ];
 
+// Issue 11: glued, encoded and prefix-less forms. Keys are generated here (never stored in the repository).
+const GHP = `ghp_${rnd(36, undefined, 1101)}`;
+const AKIA = `AKIA${rnd(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 1102).replace(/^(.)/, '7')}`;
+const der = (k: ReturnType<typeof generateKeyPairSync>['privateKey'], type: 'pkcs8' | 'pkcs1' | 'sec1', cipher?: string) =>
+  k.export({ type, format: 'der', ...(cipher ? { cipher, passphrase: 'pw' } : {}) } as never).toString('base64');
+const EC = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+const RSA_PKCS1 = der(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey, 'pkcs1');
+const PEM_BODIES: Array<[string, string]> = [
+  ['EC PKCS#8', der(EC, 'pkcs8')],
+  ['EC SEC1', der(EC, 'sec1')],
+  ['encrypted PKCS#8', der(EC, 'pkcs8', 'aes-256-cbc')],
+  ['Ed25519 PKCS#8', der(generateKeyPairSync('ed25519').privateKey, 'pkcs8')],
+];
+const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9mP2qR7s';
+const pct = (t: string) => [...Buffer.from(t)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+POSITIVES.push(
+  ['github-token', `use x${GHP} here`, GHP],
+  ['aws-access-key-id', `id1${AKIA}`, AKIA],
+  ['aws-access-key-id', `backup_${AKIA}_2024`, AKIA],
+  ['aws-access-key-id', `${AKIA}XYZ`, AKIA],
+  ['stripe-key', `mysk_live_${rnd(24, undefined, 1103)}`, rnd(24, undefined, 1103)],
+  ['slack-token', 'tokenxoxb-1234567890-abcdefghij', 'xoxb-1234567890-abcdefghij'],
+  ['jwt', 'tokeneyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'dozjgNryP4J3jVmNHl0w5N'],
+  ['sendgrid-key', `backup_SG.${rnd(22, URLSAFE, 1104)}.${rnd(43, URLSAFE, 1105)}_2024`, rnd(43, URLSAFE, 1105)],
+  ['github-token', `a ${pct(GHP)} b`, GHP.slice(4)],
+  ['github-token', `a ${pct(pct(GHP))} b`, pct(GHP.slice(4, 20))],
+  ['github-token', GHP.replace('_', '%5F'), GHP.slice(4)],
+  ['github-token', `k ${Buffer.from(`GITHUB_TOKEN=${GHP}`).toString('base64')} k`, Buffer.from(`GITHUB_TOKEN=${GHP}`).toString('base64').slice(8, 40)],
+  ['github-token', `k x${Buffer.from(GHP).toString('base64url')} k`, Buffer.from(GHP).toString('base64url').slice(8)],
+  ['github-token', `k ${Buffer.from(Buffer.from(GHP).toString('base64')).toString('base64')} k`, Buffer.from(GHP).toString('base64').slice(8, 30)],
+  ['github-token', `k ${Buffer.from(GHP).toString('hex')} k`, Buffer.from(GHP).toString('hex').slice(8)],
+  ['github-token', `k ${[...GHP].reverse().join('')} k`, [...GHP.slice(4)].reverse().join('')],
+  ['github-token', `k ${GHP.replace(/(.{3})/g, '$1\u200b')} k`, GHP.slice(4, 7)],
+  ['github-token', `k ${GHP.replace(/(.{4})/g, '$1\u00ad').replace(/(.{9})/g, '$1\u2060\ufeff')} k`, GHP.slice(8, 12)],
+  ['github-token', `k ${GHP.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))} k`, String.fromCharCode(GHP.charCodeAt(10) + 0xfee0)],
+  ['github-token', `token = "${GHP.slice(0, 20)}" + "${GHP.slice(20)}"`, GHP.slice(20)],
+  ['github-token', [...GHP].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''), '\\u0067'],
+  ['github-token', [...GHP].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(''), '&#x67;'],
+  ['aws-secret-access-key', `key ${AWS_SECRET} here`, AWS_SECRET],
+  ['aws-secret-access-key', `{"aws_key": "${AWS_SECRET}"}`, AWS_SECRET],
+  ...PEM_BODIES.map(([label, body]): [string, string, string] => ['pem-private-key', `${label}: ${body.replace(/(.{64})/g, '$1\n')}\nend`, body.slice(-20)]),
+  ['pem-private-key', `key: "${RSA_PKCS1.replace(/(.{64})/g, '$1\\n')}"`, RSA_PKCS1.slice(300, 330)],
+  ['pem-private-key', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDcVfxQpVPXJ+ohXa1cH+KQhr1ahXQI5KgW3FwPg8mE4wAAAJg=', 'QyNTUxOQAAACDcVfxQpVPXJ'],
+  ['url-userinfo', 'postgres://admin:p@ss@db.internal/app', 'p@ss'],
+  ['url-userinfo', 'redis://default:s3cr3t@with@at@cache:6379/0', 's3cr3t@with@at'],
+  ['shopify-token', `shpat_${rnd(32, HEX, 1106)}`],
+  ['linear-api-key', `lin_api_${rnd(40, undefined, 1107)}`],
+  ['notion-api-token', `ntn_${rnd(11, '0123456789', 1108)}${rnd(35, undefined, 1109)}`],
+  ['vault-token', `hvs.${rnd(96, URLSAFE, 1110)}`],
+  ['telegram-bot-token', `bot 123456789:AA${rnd(33, URLSAFE, 1111)} ok`, rnd(33, URLSAFE, 1111)],
+  ['age-secret-key', `AGE-SECRET-KEY-1${rnd(58, 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 1112)}`],
+);
+
 const NEGATIVES = [
   // The original corpus.
   'Use a Bearer token from your settings page.',
@@ -161,6 +216,19 @@ const NEGATIVES = [
   'https://example.com/search?q=token&page=2&key=value',
   'Passwords must contain: uppercase, lowercase, digits.',
   'The default password is changeme.',
+  // Issue 11 near misses: public keys and certificates without their headers, glued look-alikes, decodable prose.
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC+9aGVd+Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmwIDAQAB',
+  'MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0',
+  'MCowBQYDK2VwAyEAlEKmTi86vnVnv++5NLt+T/1vxcywMWyNuGwTT7ebPOk=',
+  'mask_test_environmentsuitex and the risk-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d model',
+  'Regions: EASTASIAPACIFICDATACENTERS, NORTHAMERICA',
+  'Encoded greeting: dGhpcyBpcyBub3QgYSBzZWNyZXQgYXQgYWxs (base64) and 68656c6c6f20776f726c642c2068656c6c6f (hex).',
+  `sha256 ${rnd(64, HEX, 1113)} and ${rnd(44, B64, 1114)}`,
+  'modelcontextprotocol/Servers/v2/README1 and getUserAccountSettingsForOrganization2024',
+  '.desrever si ecnetnes sihT and ｈｅｌｌｏ　ｗｏｒｌｄ (fullwidth)',
+  'https://example.com/search?q=hello%20world%21&page=2 and https://user@example.com:8443/a@b',
+  'contact: admin@example.com, ops@example.com; "a" + "b" + "c"',
+  'Use the ntn_ prefix, hvs. tokens, pplx- keys, shpat_ tokens and lin_api_ keys.',
 ];
 
 describe(findCredentialKinds.name, () => {
@@ -218,7 +286,9 @@ describe(findCredentialKinds.name, () => {
     this.timeout(20_000);
     const MiB = 1 << 20;
     const fill = (s: string) => s.repeat(Math.ceil(MiB / s.length)).slice(0, MiB);
-    const hostile = ['a', 'a.', 'a-', 'eyJa-', 'eyJa.', 'sk-', '://a:', '-----BEGIN PRIVATE KEY-----', 'password=', 'AccountKey=' + 'a'.repeat(20), '?token=' + 'aB3'.repeat(7), '"a": "', 'Bearer ' + 'a1'.repeat(9) + ' '];
+    const hostile = ['a', 'a.', 'a-', 'eyJa-', 'eyJa.', 'sk-', '://a:', '-----BEGIN PRIVATE KEY-----', 'password=', 'AccountKey=' + 'a'.repeat(20), '?token=' + 'aB3'.repeat(7), '"a": "', 'Bearer ' + 'a1'.repeat(9) + ' ',
+      // Issue 11: headerless PEM bodies, glued prefixes, URL authorities with many '@', escapes, invisibles.
+      'MIIEvQIBADANBgkq ', 'b3BlbnNzaC1rZXktdjE\n', 'xghp_', 'AKIA', 'a://b:c@', '%25', 'a\u200b', 'ｇ', 'eyJ' + 'a'.repeat(70)];
     for (const h of hostile) {
       const s = fill(h);
       const started = process.hrtime.bigint();
@@ -228,6 +298,44 @@ describe(findCredentialKinds.name, () => {
       // Quadratic behaviour on 1 MiB takes minutes; linear takes tens of milliseconds. The bound leaves room for slow CI.
       expect(ms, `${JSON.stringify(h)} repeated to 1 MiB`).to.be.lessThan(1500);
     }
+  });
+});
+
+describe('decoding before matching: bounded work on hostile input (issue 11)', () => {
+  const MiB = 1 << 20;
+  const fill = (t: string) => t.repeat(Math.ceil(MiB / t.length)).slice(0, MiB);
+  const b64 = (t: string) => Buffer.from(t).toString('base64');
+  const prose = fill('lorem ipsum dolor sit amet, ');
+  const hostile: Array<[string, string]> = [
+    ['base64 of prose', b64(prose).slice(0, MiB)],
+    ['base64 of base64 of base64 of prose', b64(b64(b64(prose))).slice(0, MiB)],
+    ['hex of prose', Buffer.from(prose).toString('hex').slice(0, MiB)],
+    ['many short printable base64 runs', fill(`${b64('lorem ipsum dolor sit')} `)],
+    ['many short misaligned base64 runs', fill(`${rnd(21, B64, 1201)} `)],
+    ['binary base64', fill(rnd(4096, B64, 1202))],
+    ['percent-encoded invisibles', fill('%41%e2%80%8b')],
+    ['fullwidth', fill('ｇｈｐ＿ａ')],
+    ['expanding compatibility characters', fill('\ufdfa\u3371')],
+    ['zero-width interleaved', fill('a\u200b')],
+    ['character references', fill('&#x67;&#104;')],
+    ['quoted concatenation', fill('"a" + "b" + ')],
+  ];
+  for (const [label, text] of hostile) {
+    it(`${label} (1 MiB): a bounded amount of decoding, views and attempts`, () => {
+      expect(containsCredential(text)).to.equal(false);
+      const w = lastDecodeWork();
+      // The bounds of credential-decode.ts: views at most 4x a level's input, at most 3 levels, 6 attempts per 20-character run.
+      expect(w.attempts, 'decode attempts').to.be.at.most(text.length / 2);
+      expect(w.bytes, 'decoded bytes').to.be.at.most(4 * text.length);
+      expect(w.viewChars, 'characters of all views').to.be.at.most(16 * text.length);
+      expect(redactCredentials(text)).to.equal(text);
+    });
+  }
+
+  it('still reads all of it: a token encoded after 1 MiB of base64 noise is found', () => {
+    const text = `${fill(`${rnd(21, B64, 1203)} `)} ${b64(`token=${GHP}`)}`;
+    expect(findCredentialKinds(text)).to.include('github-token');
+    expect(redactCredentials(text)).not.to.include(b64(`token=${GHP}`));
   });
 });
 
@@ -252,6 +360,9 @@ describe('placeholders, randomness and secret-like names', () => {
     ['apiKey', true], ['API_KEY', true], ['x-api-key', true], ['password', true], ['DB_PASSWORD', true], ['clientSecret', true],
     ['accessToken', true], ['aws_secret_access_key', true], ['connectionString', true], ['Authorization', true], ['credentials', true],
     ['bypass', false], ['secretName', false], ['max_tokens', false], ['tokenType', false], ['passwordMinLength', false], ['compass', false], ['keyboard', false],
+    // Issue 11: a camelCase hump inside the word, and plurals of the strong (password/key-like) names only.
+    ['passWord', true], ['PassWord', true], ['db_password', true], ['passwords', true], ['PASSWORDS', true], ['apiKeys', true], ['secrets', true],
+    ['tokens', false], ['auths', false], ['passwordPolicy', false], ['bypasses', false], ['auth_type', false],
   ];
   for (const [name, secret] of names) it(`SECRET_LIKE_NAME: ${name} → ${secret}`, () => expect(SECRET_LIKE_NAME.test(name)).to.equal(secret));
 
@@ -264,5 +375,16 @@ describe('placeholders, randomness and secret-like names', () => {
     expect(isSecretLikeLiteral('apiKey', '<api key>')).to.equal(false);
     expect(isSecretLikeLiteral('name', 'hunter2hunter2')).to.equal(false);
     expect(isSecretLikeLiteral('token', { nested: 'object' })).to.equal(false);
+  });
+
+  it('isSecretLikeConstraint: any literal under a password/key-like name, only a random one under a token/auth-like name', () => {
+    expect(isSecretLikeConstraint('password', 'letmeinplease')).to.equal(true);
+    expect(isSecretLikeConstraint('passWord', 'hunter2hunter2')).to.equal(true);
+    expect(isSecretLikeConstraint('db_password', 12345678)).to.equal(true);
+    expect(isSecretLikeConstraint('token', rnd(32, undefined, 1204))).to.equal(true);
+    expect(isSecretLikeConstraint('password', '<password>')).to.equal(false);
+    expect(isSecretLikeConstraint('password', 'abc')).to.equal(false);
+    for (const v of ['none', 'basic', 'oauth2', 'bearer', 'client_credentials']) expect(isSecretLikeConstraint('auth', v), v).to.equal(false);
+    expect(isSecretLikeConstraint('auth_type', rnd(32, undefined, 1205)), 'not a secret-like name').to.equal(false);
   });
 });

@@ -65,6 +65,48 @@ describe(prepareTool.name, () => {
     refuse({ name: `tool ${token}` }, /name contains credential material/);
   });
 
+  it('TC-DESC-4 (issue 11): walks schema positions with the compactor\'s keyword table, judging literals by the property they sit under', () => {
+    const pass = 'Hunter2-Vault-9x';
+    const { record, findings } = prepareTool(
+      {
+        ...base,
+        inputSchema: {
+          type: 'object',
+          properties: { mode: { type: 'string' }, user: { type: 'string' }, q: { type: 'string', 'x-vendor-hint': 'plain words', 'x-example': 'ghp_' + 'a1B2'.repeat(9) } },
+          // draft-07 `dependencies`: a schema (walked) and a name list (data).
+          dependencies: { mode: { properties: { password: { type: 'string', default: pass } } }, user: ['mode'] },
+          $defs: { ApiKey: { type: 'string', examples: [pass] } },
+          not: { properties: { token: { default: `Bearer ${'Zx9'.repeat(8)}` } } },
+        },
+      },
+      null,
+    );
+    expect(findings.map((f) => [f.path, f.action])).to.deep.equal([
+      ['/inputSchema/properties/q/x-example', 'removed'],
+      ['/inputSchema/dependencies/mode/properties/password/default', 'removed'],
+      ['/inputSchema/$defs/ApiKey/examples', 'removed'],
+      ['/inputSchema/not/properties/token/default', 'removed'],
+    ]);
+    const schema = JSON.parse(record.inputSchemaText);
+    expect(schema.properties.q).to.deep.equal({ type: 'string', 'x-vendor-hint': 'plain words' });
+    expect(schema.dependencies.user).to.deep.equal(['mode']);
+    expect(record.inputSchemaText).not.to.include(pass);
+  });
+
+  it('TC-DESC-4 (issue 11): const/enum under a secret-like name refuse the tool only when the literal is a secret', () => {
+    const schema = (p: Record<string, unknown>) => ({ inputSchema: { type: 'object', properties: p } });
+    refuse(schema({ passwords: { type: 'array', items: { type: 'string', const: 'hunter2hunter2' } } }), /credential material \(secret-like-name\) at \/inputSchema\/properties\/passwords\/items\/const/);
+    refuse(schema({ password: { oneOf: [{ const: 'letmeinplease' }, { const: 'x' }] } }), /secret-like-name\) at \/inputSchema\/properties\/password\/oneOf\/0\/const/);
+    refuse(schema({ access_token: { enum: ['none', 'Zk3Qx9Lm2Vb7Rt5Wp8Yc4Nd6'] } }), /secret-like-name/);
+    refuse(schema({ q: { type: 'string', pattern: `^${'ghp_'}${'a1B2'.repeat(9)}$` } }), /credential material \(github-token\) at \/inputSchema\/properties\/q\/pattern/);
+    for (const kept of [
+      { auth: { enum: ['none', 'basic', 'oauth2', 'bearer'] } },
+      { password: { const: '${PASSWORD}' } },
+      { token_type: { enum: ['access_token', 'refresh_token'] } },
+      { mode: { const: 'hunter2hunter2' } },
+    ]) expect(() => prepareTool({ ...base, ...schema(kept) }, null), JSON.stringify(kept)).not.to.throw();
+  });
+
   it('keeps a property named like a keyword as data (default, description) while scrubbing', () => {
     const { record } = prepareTool({ ...base, inputSchema: { type: 'object', properties: { default: { type: 'string' }, description: { type: 'string' } } } }, null);
     expect(JSON.parse(record.inputSchemaText).properties).to.have.keys('default', 'description');
