@@ -13,10 +13,11 @@ import { COMPACTOR_VERSION } from '../../src/catalog/compact';
 import { INGEST_GATE_VERSION, gateTool } from '../../src/catalog/ingest';
 import { CatalogError } from '../../src/catalog/catalog.errors';
 import { DEFAULT_TOOLS } from '../fixtures/hostile-tools';
+import { ENCODINGS, formats } from '../security/credential-forms';
 
 /** `gate/compactor` → SHA-256 of the derived corpus. A new version gets a new line; old lines stay as history. */
 const PINNED: Readonly<Record<string, string>> = {
-  '2/1.1.0': '0bd40b7ee5425589412ef08200045173681101dca54b1037b3d5bfb8f56c1ef9',
+  '2/1.1.0': '83f7bb46ebd13936a4dd00721a683be707a3c5b72d3c39723404e414b8dd5aab',
 };
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures');
@@ -28,6 +29,13 @@ function corpus(): Array<{ name: unknown; title?: unknown; description?: unknown
   const cases = JSON.parse(readFileSync(join(FIXTURES, 'compact-cases.json'), 'utf8')) as Array<{ id: string; input: unknown }>;
   for (const c of cases) out.push({ name: `case_${c.id}`, description: c.id, inputSchema: c.input });
   out.push(...(DEFAULT_TOOLS as never[]));
+  // The credential detector is part of the gate: its encoded/obfuscated corpus (test/security/credential-forms.ts).
+  for (const f of formats()) {
+    for (const e of ENCODINGS.filter((x) => f.prefixed || !x.prefixedOnly)) {
+      const v = e.encode(f.secret);
+      out.push({ name: `cred_${out.length}`, description: `token: ${v}`, inputSchema: { type: 'object', properties: { password: { type: 'string', default: v }, note: { type: 'string', description: v } } } });
+    }
+  }
   return out;
 }
 
