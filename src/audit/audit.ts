@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AuditEntity } from '../persistence/audit.entity';
 import { nowIso } from '../shared/clock';
 import { containsCredential } from '../catalog/credentials';
-import { REDACTED, redactJson, redactText } from '../sources/credential-redaction';
+import { REDACTED, redactJson, redactText } from '../catalog/credential-redaction';
 import { SYSTEM_ACTOR, currentAuditScope } from './audit-context';
 
 export interface AuditChange {

@@ -4,7 +4,7 @@ import type { McpSourceEntity } from '../persistence/mcp-source.entity';
 import type { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { requireRole } from '../services/admin-scope';
 import type { SourceInput } from '../sources/source-admin.service';
-import { redactJson, redactText } from '../sources/credential-redaction';
+import { redactJson, redactText } from '../catalog/credential-redaction';
 import type { SecretValue } from '../sources/source-spec';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';

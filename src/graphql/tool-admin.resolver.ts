@@ -5,7 +5,7 @@ import { requireRole } from '../services/admin-scope';
 import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType, IngestNoteType } from './admin.types';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
-import { redactJson } from '../sources/credential-redaction';
+import { redactJson } from '../catalog/credential-redaction';
 import { recordView, toToolView } from './tool.mapper';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ToolDescriptorType, ToolListType } from './tool.types';

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { redactCredentials } from '../catalog/credentials';
 import { currentRequestId } from '../ops/request-scope';
-import { redactJson } from '../sources/credential-redaction';
+import { redactJson } from '../catalog/credential-redaction';
 
 export type { Logger };
 

@@ -6,7 +6,7 @@ import { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
-import { redactText } from './credential-redaction';
+import { redactText } from '../catalog/credential-redaction';
 import { buildSnapshot } from './snapshot';
 import { type GatedListing, projectSource } from './source-projection';
 

@@ -9,7 +9,7 @@ import type { CatalogCache } from '../../src/cache/catalog-cache';
 import { createMetrics } from '../../src/ops/metrics';
 import { createLogger } from '../../src/shared/logger';
 import type { DataSource } from 'typeorm';
-import { REDACTED, redactJson } from '../../src/sources/credential-redaction';
+import { REDACTED, redactJson } from '../../src/catalog/credential-redaction';
 import { sanitizeError } from '../../src/sources/mcp/sanitize-error';
 import { publicUrl, validateSource } from '../../src/sources/source-spec';
 import { secretValues } from '../../src/sources/source-store';

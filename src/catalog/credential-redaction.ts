@@ -1,4 +1,4 @@
-import { containsCredential, isSecretLikeLiteral, redactCredentials } from '../catalog/credentials';
+import { containsCredential, isSecretLikeLiteral, redactCredentials } from './credentials';
 
 /**
  * Redaction of JSON values that leave the process for people: admin GraphQL fields (an upstream tool's raw
@@ -7,7 +7,6 @@ import { containsCredential, isSecretLikeLiteral, redactCredentials } from '../c
  * a secret-like property name (`password`, `apiKey`, …) goes even when it has no credential shape.
  *
  * Cost: one detector pass over all strings of the value, joined; only a value that holds something is copied.
- * (It would sit next to credentials.ts in src/catalog; issue 11 keeps that folder with another change.)
  */
 export const REDACTED = '[redacted]';
 
