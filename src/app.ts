@@ -4,6 +4,7 @@ import type { RequestListener } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLContext } from './graphql/context';
 import { buildApollo } from './graphql/apollo';
+import { agentSchemaOf } from './graphql/agent-schema';
 import { makeFormatError } from './graphql/format-error';
 import { buildCatalogSchema } from './graphql/schema';
 import { PreparedExecutor } from './rest/graphql-executor';
@@ -117,12 +118,15 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
 
     const schema = buildCatalogSchema(services, log);
     const apollo = buildApollo(schema, config.security, log);
+    const agentApollo = buildApollo(agentSchemaOf(schema), config.security, log);
     await apollo.start();
+    await agentApollo.start();
     const metrics = createMetrics({ cache, dataSource });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({
       apollo,
+      agentApollo,
       rest: new PreparedExecutor(schema, makeFormatError(log)),
       authenticate: identity.authenticate,
       security: config.security,
@@ -154,6 +158,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
           await sync.stop();
           await listener?.stop();
           await apollo.stop();
+          await agentApollo.stop();
           await dataSource.destroy();
         })();
         return closing;

@@ -7,6 +7,8 @@ import { identityFromClaims } from './claims';
 import { resolveJwtConfig } from './jwt-config';
 import { createJwtVerifier } from './jwt-verifier';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What the rest of the service needs of identity: the bearer check, and the same mapping for a preview. */
 export interface Identity {
   /** credential → Principal | null (one answer for every refusal). */
@@ -31,8 +33,10 @@ export function createIdentity(config: Config, tenancy: TenancyService, log: Log
         issuer: jwt.config.issuer,
         roleMap: jwt.roleMap,
         defaultRole: jwt.defaultRole,
-        resolveTenant: async (name) => {
-          const t = await tenancy.findTenantByName(name);
+        // By id when the claim holds one (immune to a tenant deleted and re-created under the same name), else by
+        // name (issue 11 red-team note F12).
+        resolveTenant: async (claim) => {
+          const t = (UUID.test(claim) ? await tenancy.findTenantById(claim) : null) ?? (await tenancy.findTenantByName(claim));
           return t && { id: t.id, name: t.name };
         },
       }

@@ -1,3 +1,5 @@
+import { normalizeGroupName } from '../catalog/principal';
+
 /**
  * Maps verified JWT claims to a catalog identity. Only called on a payload whose signature, issuer, audience and
  * lifetime jose has already checked; what it still guards against is an IdP that sends unexpected shapes.
@@ -63,6 +65,16 @@ function listValue(v: unknown): string[] | ClaimProblem {
   return roles;
 }
 
+/**
+ * Groups: an array of names, or ONE name as a string (group names may hold spaces, "Data Science", so a string is
+ * not split as roles are); each in its one spelling (normalizeGroupName), sorted and distinct.
+ */
+function groupsValue(v: unknown): string[] | ClaimProblem {
+  const list = listValue(typeof v === 'string' ? [v] : v);
+  if (!Array.isArray(list)) return list;
+  return [...new Set(list.map(normalizeGroupName).filter((g) => g !== ''))].sort();
+}
+
 /** The identity in a verified payload, or why there is none. A missing roles or groups claim is an empty list. */
 export function identityFromClaims(payload: Readonly<Record<string, unknown>>, names: ClaimNames): JwtIdentity | ClaimProblem {
   const tenant = idValue(claimAt(payload, names.tenantClaim));
@@ -71,7 +83,7 @@ export function identityFromClaims(payload: Readonly<Record<string, unknown>>, n
   if (subject === 'missing_claim' || subject === 'invalid_claim') return subject;
   const roles = listValue(claimAt(payload, names.rolesClaim));
   if (!Array.isArray(roles)) return roles;
-  const groups = listValue(claimAt(payload, names.groupsClaim));
+  const groups = groupsValue(claimAt(payload, names.groupsClaim));
   if (!Array.isArray(groups)) return groups;
-  return { tenant, subject, roles, groups: [...groups].sort() };
+  return { tenant, subject, roles, groups };
 }

@@ -35,3 +35,13 @@ export function isRole(v: unknown): v is Role {
 export function decisionKey(p: Principal): string {
   return JSON.stringify([p.tenantId, p.kind, p.id, p.role, p.groups]);
 }
+
+/**
+ * The one spelling of a narrowing group name, for grants and for token claims alike (issue 11, red-team follow-up:
+ * a group that failed to match because of Unicode normalisation, case or stray spaces left a principal unnarrowed,
+ * i.e. with the tenant's whole grant): NFC, trimmed, lower case. Group names are identifiers to the host; two
+ * spellings of one name narrow the same principals.
+ */
+export function normalizeGroupName(name: string): string {
+  return name.normalize('NFC').trim().toLowerCase();
+}

@@ -8,6 +8,7 @@ import { decisionKey } from '../catalog/principal';
 import type { SecurityConfig } from '../config/security-config';
 import { type Authenticate, type GraphQLContext, buildContext } from '../graphql/context';
 import { graphqlHttpGuards } from '../graphql/limits';
+import { maySeeAdminSchema } from '../graphql/limits/schema-visibility.plugin';
 import { ServiceUnavailableError, isDatabaseUnavailable } from '../ops/db-errors';
 import type { DbHealth } from '../ops/db-health';
 import type { Metrics } from '../ops/metrics';
@@ -35,6 +36,8 @@ function requestIdOf(req: IncomingMessage): string {
  */
 export function buildRequestListener(deps: {
   apollo: ApolloServer<GraphQLContext>;
+  /** /graphql for callers who may not see the admin schema (graphql/agent-schema.ts). */
+  agentApollo: ApolloServer<GraphQLContext>;
   /** Runs the REST facade's fixed documents on the same schema as `apollo`. */
   rest: GraphQLExecutor;
   authenticate: Authenticate;
@@ -101,19 +104,22 @@ export function buildRequestListener(deps: {
     if (health.isUp) return next();
     res.status(503).set({ 'Retry-After': '2', 'Content-Type': JSON_CONTENT_TYPE }).end(DATABASE_UNAVAILABLE_BODY);
   });
-  app.use(
-    '/graphql',
-    ...graphqlHttpGuards(security.graphqlLimits),
-    expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        contextFor(req).catch((err: unknown) => {
-          if (err instanceof ServiceUnavailableError) {
-            throw new GraphQLError(err.message, { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: new Map([['retry-after', '2']]) } } });
-          }
-          throw err;
-        }),
-    }),
-  );
+  // One Apollo instance per schema a caller may see (issue 11, defect 4): admins the whole schema, agents the
+  // catalog reads only (graphql/agent-schema.ts). Who may see what is decided here, once, from the request's
+  // identity; a caller without one learns nothing of any schema: 401 before parsing (the landing page aside).
+  const serveAdmin = expressMiddleware(apollo, { context: async ({ req }) => contextOf(req) });
+  const serveAgent = expressMiddleware(deps.agentApollo, { context: async ({ req }) => contextOf(req) });
+  app.use('/graphql', ...graphqlHttpGuards(security.graphqlLimits), (req: Request, res: Response, next: NextFunction) => {
+    contextFor(req).then(
+      (ctx) => {
+        (req as RequestWithContext)[CONTEXT] = ctx;
+        if (ctx.principal) return (maySeeAdminSchema(ctx.principal) ? serveAdmin : serveAgent)(req, res, next);
+        if (isLandingPageRequest(req)) return serveAdmin(req, res, next);
+        res.status(401).set({ 'WWW-Authenticate': challengeFor(ctx), 'Content-Type': JSON_CONTENT_TYPE }).end(GRAPHQL_UNAUTHENTICATED_BODY);
+      },
+      (err: unknown) => next(err),
+    );
+  });
   app.use((_req: Request, res: Response) => {
     res.status(404).type('application/json').end(errorBody('NOT_FOUND', 'No such route.'));
   });
@@ -131,6 +137,28 @@ export function buildRequestListener(deps: {
       if (!rest(req, res)) app(req, res);
     });
   };
+}
+
+const CONTEXT = Symbol('toolcat.graphqlContext');
+type RequestWithContext = Request & { [CONTEXT]?: GraphQLContext };
+
+function contextOf(req: Request): GraphQLContext {
+  const ctx = (req as RequestWithContext)[CONTEXT];
+  if (!ctx) throw new Error('GraphQL context was not decided before Apollo ran');
+  return ctx;
+}
+
+/** The same envelope Apollo answers a failed operation with; no path, no schema names. */
+const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({ errors: [{ message: 'A valid API key is required (Authorization: Bearer <key>).', extensions: { code: 'UNAUTHENTICATED' } }] });
+
+/** RFC 6750 section 3: the bare challenge without a credential, invalid_token for a refused one (as on REST). */
+function challengeFor(ctx: GraphQLContext): string {
+  return ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"';
+}
+
+/** A browser opening /graphql (Apollo Sandbox, when enabled): a GET that prefers HTML and carries no operation. */
+function isLandingPageRequest(req: Request): boolean {
+  return req.method === 'GET' && req.query.query === undefined && /text\/html/.test(req.headers.accept ?? '');
 }
 
 /** Open when no token is configured; otherwise exactly `Bearer <token>`, compared in constant time. */

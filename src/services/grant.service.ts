@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { isSafetyTier, isToolSource, tierRank } from '../catalog/descriptor';
-import type { Principal } from '../catalog/principal';
+import { type Principal, normalizeGroupName } from '../catalog/principal';
 import { isValidToolPattern, toolPatternToLike } from '../catalog/tool-id';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { GrantEntity } from '../persistence/grant.entity';
@@ -47,9 +47,8 @@ export class GrantService {
     if (!isValidToolPattern(input.toolPattern)) problems.push('toolPattern must be 1-200 characters of A-Z a-z 0-9 . _ ~ - and * (any run of characters)');
     if (input.source != null && !isToolSource(input.source)) problems.push('source must be mcp or host-extension');
     if (input.maxSafetyTier != null && !isSafetyTier(input.maxSafetyTier)) problems.push('maxSafetyTier must be pure, read, write or exec');
-    if (input.group != null && (typeof input.group !== 'string' || !GROUP_NAME.test(input.group) || input.group.trim() !== input.group)) {
-      problems.push('group must be 1-128 printable characters without surrounding spaces');
-    }
+    const group = typeof input.group === 'string' ? normalizeGroupName(input.group) : input.group;
+    if (group != null && (typeof group !== 'string' || !GROUP_NAME.test(group))) problems.push('group must be 1-128 printable characters');
     if (input.group != null && input.principalId != null) problems.push('a grant narrows either one principal or one group, not both');
     if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
     const shape: GrantShape = { toolPattern: input.toolPattern, source: (input.source ?? null) as GrantShape['source'], maxSafetyTier: (input.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] };
@@ -64,7 +63,7 @@ export class GrantService {
         id: randomUUID(),
         tenantId: input.tenantId,
         principalId: input.principalId ?? null,
-        groupName: input.group ?? null,
+        groupName: group ?? null,
         toolPattern: input.toolPattern,
         likePattern: toolPatternToLike(input.toolPattern),
         source: input.source ?? null,

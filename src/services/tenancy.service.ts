@@ -86,6 +86,10 @@ export class TenancyService {
     return this.ds.getRepository(TenantEntity).find({ where: scope ? { id: scope } : {}, order: { name: 'ASC' } });
   }
 
+  async findTenantById(id: string): Promise<TenantEntity | null> {
+    return this.ds.getRepository(TenantEntity).findOne({ where: { id } });
+  }
+
   async findTenantByName(name: string): Promise<TenantEntity | null> {
     return this.ds.getRepository(TenantEntity).findOne({ where: { name } });
   }

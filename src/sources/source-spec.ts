@@ -1,5 +1,5 @@
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { containsCredential, redactCredentials } from '../catalog/credentials';
+import { containsCredential, looksRandom, redactCredentials } from '../catalog/credentials';
 import { SOURCE_NAME_PATTERN } from './mcp-tool-id';
 
 /**
@@ -87,7 +87,21 @@ export function publicUrl(url: SecretValue | null): string | null {
   if ('fromEnv' in url) return `$${url.fromEnv}`;
   if (!URL.canParse(url.value)) return null;
   const u = new URL(url.value);
-  return redactCredentials(`${u.protocol}//${u.host}${u.pathname}`);
+  // Many hosted MCP endpoints carry their key as a path segment (`/s/<key>/sse`): a segment that looks random is
+  // shown as [redacted], like any credential-shaped text (issue 11, red-team follow-up).
+  const path = u.pathname
+    .split('/')
+    .map((seg) => (looksRandom(decodeSegment(seg), 16) ? '[redacted]' : seg))
+    .join('/');
+  return redactCredentials(`${u.protocol}//${u.host}${path}`);
+}
+
+function decodeSegment(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return seg;
+  }
 }
 
 export function resolveUrl(url: SecretValue, env: Readonly<Record<string, string | undefined>>): string {

@@ -57,7 +57,7 @@ forEachDatabase('issue 11 defect 7: JWT principals narrowed by groups, previewed
   it('a token is narrowed by the grants of its groups (the union of them, inside the tenant\'s grants)', async () => {
     expect(ids((await host.get('/tools', await sign())).text), 'no groups: the tenant\'s grants').to.deep.equal(['ext.calc', 'ext.read_file', 'ext.web_fetch', 'ext.write_file']);
     expect(ids((await host.get('/tools', await sign({ groups: ['analysts'] }))).text)).to.deep.equal(['ext.read_file']);
-    expect(ids((await host.get('/tools', await sign({ groups: 'web analysts' }))).text), 'space-separated, two groups').to.deep.equal(['ext.read_file', 'ext.web_fetch']);
+    expect(ids((await host.get('/tools', await sign({ groups: ['web', 'analysts'] }))).text), 'two groups: the union').to.deep.equal(['ext.read_file', 'ext.web_fetch']);
     expect(ids((await host.get('/tools', await sign({ groups: ['wide'] }))).text)).to.deep.equal(['ext.calc', 'ext.read_file', 'ext.web_fetch', 'ext.write_file']);
     expect(ids((await host.get('/tools', await sign({ groups: ['unknown-group'] }))).text), 'a group without grants does not narrow').to.deep.equal(['ext.calc', 'ext.read_file', 'ext.web_fetch', 'ext.write_file']);
     expect((await host.get('/tools/ext.calc', await sign({ groups: ['analysts'] }))).status).to.equal(404);
@@ -66,7 +66,7 @@ forEachDatabase('issue 11 defect 7: JWT principals narrowed by groups, previewed
   });
 
   it('previewTools(claims:) answers exactly what a token with those claims gets from GET /tools, in both views', async () => {
-    for (const extra of [{}, { groups: ['analysts'] }, { groups: ['web', 'analysts'] }, { sub: 'someone-else', groups: 'web' }]) {
+    for (const extra of [{}, { groups: ['analysts'] }, { groups: ['web', 'analysts'] }, { sub: 'someone-else', groups: 'Web' }]) {
       for (const view of ['standard', 'compact']) {
         const rest = await host.get(`/tools?view=${view}`, await sign(extra));
         const restIds = view === 'compact' ? (JSON.parse(rest.text) as { tools: Array<{ toolId: string }> }).tools.map((d) => d.toolId) : ids(rest.text);
@@ -87,13 +87,28 @@ forEachDatabase('issue 11 defect 7: JWT principals narrowed by groups, previewed
     const both = await host.gql(PREVIEW, { c: claims(), p: acmeAdmin.key });
     expect(both.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
     const agent = await host.gql(PREVIEW, { c: claims() }, acme.key);
-    expect(agent.errors?.[0]?.extensions?.code).to.equal('FORBIDDEN');
+    expect(agent.errors?.[0]?.extensions?.code, 'previewTools is not in the schema agents are served').to.equal('GRAPHQL_VALIDATION_FAILED');
   });
 
   it('stored principals still preview by id, with the same list their key gets', async () => {
     const me = await host.gqlOk<{ me: { principalId: string } }>('{ me { principalId } }', {}, acme.key);
     const p = await host.gqlOk<{ previewTools: { tools: Array<{ toolId: string }> } }>(PREVIEW, { p: me.me.principalId });
     expect(p.previewTools.tools.map((t) => t.toolId)).to.deep.equal(ids((await host.get('/tools', acme.key)).text));
+  });
+
+  it('issue 11 red team F9: a group name matches in one spelling whatever the token sends (string form, NFD/NFC, case, spaces), never failing open', async () => {
+    const grant = (group: string, toolPattern: string) => host.gqlOk('mutation($i: CreateGrantInput!) { createGrant(input: $i) { id group } }', { i: { tenantId: acme.tenantId, group, toolPattern } });
+    await grant('Data Science', 'ext.calc');
+    await grant('\u00e9ng', 'ext.write_file'); // NFC é
+    for (const [groups, want] of [
+      ['Data Science', ['ext.calc']], // one group as a string is one name, not two
+      [['data science'], ['ext.calc']],
+      [['DATA SCIENCE '], ['ext.calc']],
+      ['e\u0301ng', ['ext.write_file']], // NFD é
+      [['\u00c9NG'], ['ext.write_file']],
+    ] as const) {
+      expect(ids((await host.get('/tools', await sign({ groups: groups as string | string[] }))).text), JSON.stringify(groups)).to.deep.equal(want);
+    }
   });
 
   it('refuses a grant that narrows a principal and a group at once, and group names that are not printable', async () => {

@@ -22,6 +22,7 @@ forEachDatabase('issue 11 defect 1: JWT principals with the same subject in two 
   let drop: () => Promise<void>;
   let jwks: Server;
   let key: CryptoKey;
+  let taId: string;
 
   const sign = (claims: JWTPayload) =>
     new SignJWT({ iss: ISS, aud: AUD, sub: 'shared-subject', iat: now(), exp: now() + 300, roles: ['agent'], ...claims })
@@ -47,6 +48,7 @@ forEachDatabase('issue 11 defect 1: JWT principals with the same subject in two 
       },
     });
     const ta = await aTenantWithKey(host, 'ta');
+    taId = ta.tenantId;
     const tb = await aTenantWithKey(host, 'tb');
     await anExtension(host, { name: 'shared_calc', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
     await anExtension(host, { name: 'ta_secret_tool', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none', tenantId: ta.tenantId });
@@ -80,6 +82,12 @@ forEachDatabase('issue 11 defect 1: JWT principals with the same subject in two 
     expect(me.me.principalId, 'one subject in two tenants is two principals').to.not.equal(meA.me.principalId);
     const g = await host.gqlOk<{ tools: { tools: Array<{ toolId: string }> } }>('{ tools { tools { ... on ToolDescriptor { toolId } } } }', {}, tbToken);
     expect(g.tools.tools.map((t) => t.toolId)).to.deep.equal(['ext.shared_calc']);
+  });
+
+  it('a tenant claim may hold the tenant id instead of its name: the same principal either way', async () => {
+    const byName = await host.gqlOk<{ me: { principalId: string; tenantName: string } }>('{ me { principalId tenantName } }', {}, await sign({ tenant: 'ta' }));
+    const byId = await host.gqlOk<{ me: { principalId: string; tenantName: string } }>('{ me { principalId tenantName } }', {}, await sign({ tenant: taId }));
+    expect(byId.me).to.deep.equal(byName.me);
   });
 
   it('the same subject in two tenants has two request budgets', async () => {

@@ -65,27 +65,51 @@ forEachDatabase('issue 11: schema enumeration', (database) => {
   };
 
   for (const env of ['development', 'production'] as const) {
-    for (const caller of ['anonymous', 'refused credential', 'agent']) {
-      it(`issue 11 defect 4: schema enumeration — ${env}, ${caller}: no "Did you mean" suggestion and no introspection`, async () => {
+    for (const caller of ['anonymous', 'refused credential']) {
+      it(`issue 11 defect 4: schema enumeration — ${env}, ${caller}: every query answers the same 401, naming nothing`, async () => {
         const key = keys[env][caller];
-        for (const p of PROBES) {
-          const r = await ask(env, key, p.query, p.variables);
-          expect(r.body.errors, `${p.what}: ${r.text}`).to.be.an('array').that.is.not.empty;
-          expect(r.text, p.what).not.to.match(/did you mean/i);
-          expect(r.status, `${p.what}: ${r.text}`).to.equal(400);
-        }
-        for (const q of INTROSPECTION) {
+        const answers = new Set<string>();
+        for (const q of [...PROBES.map((p) => p.query), ...INTROSPECTION, '{ __typename }', '{ sources { name } }', '{ sourcez { name } }', 'subscription { x }']) {
           const r = await ask(env, key, q);
-          expect(r.status, `${q}: ${r.text}`).to.equal(400);
-          expect(r.body.errors?.[0].extensions?.code).to.equal('GRAPHQL_VALIDATION_FAILED');
-          expect(r.body.errors?.[0].message).to.match(/introspection is not allowed/i);
-          expect(r.body.data ?? null).to.equal(null);
-          expect(r.text).not.to.match(/"queryType"|"fields"|"types"/);
+          expect(r.status, `${q}: ${r.text}`).to.equal(401);
+          expect(r.body.errors?.[0].extensions?.code).to.equal('UNAUTHENTICATED');
+          answers.add(r.text);
         }
-        // __typename is not introspection of the schema: it stays available to everyone.
-        expect((await ask(env, key, '{ __typename }')).body).to.deep.equal({ data: { __typename: 'Query' } });
+        expect([...answers], 'one answer whatever the query: no field, type or existence oracle').to.have.length(1);
       });
     }
+    it(`issue 11 defect 4: schema enumeration — ${env}, agent: the catalog schema only, no suggestions, no introspection`, async () => {
+      const key = keys[env].agent;
+      for (const p of PROBES) {
+        const r = await ask(env, key, p.query, p.variables);
+        expect(r.body.errors, `${p.what}: ${r.text}`).to.be.an('array').that.is.not.empty;
+        expect(r.text, p.what).not.to.match(/did you mean/i);
+        expect(r.status, `${p.what}: ${r.text}`).to.equal(400);
+        // The answer may echo the caller's own words, never another admin name.
+        const asked = p.query + JSON.stringify(p.variables ?? {});
+        for (const name of ['SourceInput', 'registerSource', 'sources', 'McpSource', 'CreateGrantInput', 'Tenant', 'AdminTool']) {
+          if (r.text.includes(name)) expect(asked, `${p.what} names ${name}`).to.include(name);
+        }
+      }
+      // A real admin field and a made-up one are answered alike: nothing tells an agent that one exists.
+      const real = await ask(env, key, '{ sources { name } }');
+      const fake = await ask(env, key, '{ sourcez { name } }');
+      expect([real.status, real.body.errors?.[0].extensions?.code]).to.deep.equal([fake.status, fake.body.errors?.[0].extensions?.code]);
+      expect(real.body.errors?.[0].message.replace('sources', 'X')).to.equal(fake.body.errors?.[0].message.replace('sourcez', 'X'));
+      const mutation = await ask(env, key, 'mutation { createTenant(name: "x") { id } }');
+      const fakeMutation = await ask(env, key, 'mutation { createTenantz(name: "x") { id } }');
+      expect(mutation.status).to.equal(400);
+      expect(mutation.text).to.equal(fakeMutation.text);
+      for (const q of INTROSPECTION) {
+        const r = await ask(env, key, q);
+        expect(r.status, `${q}: ${r.text}`).to.equal(400);
+        expect(r.body.errors?.[0].extensions?.code).to.equal('GRAPHQL_VALIDATION_FAILED');
+        expect(r.body.data ?? null).to.equal(null);
+        expect(r.text).not.to.match(/"queryType"|"fields"|"types"/);
+      }
+      // __typename is not introspection of the schema: it stays available to every authenticated caller.
+      expect((await ask(env, key, '{ __typename }')).body).to.deep.equal({ data: { __typename: 'Query' } });
+    });
     for (const caller of ['tenant-admin', 'host-admin']) {
       it(`issue 11 defect 4: schema enumeration — ${env}, ${caller}: suggestions kept; introspection ${env === 'development' ? 'allowed' : 'off'}`, async () => {
         const key = keys[env][caller];
@@ -106,6 +130,32 @@ forEachDatabase('issue 11: schema enumeration', (database) => {
       });
     }
   }
+});
+
+forEachDatabase('issue 11 defect 4: introspection open to all (TOOLCAT_GRAPHQL_INTROSPECTION=all)', (database) => {
+  let host: TestHost;
+  let drop: () => Promise<void>;
+  before(async () => {
+    const created = await database.create();
+    drop = created.drop;
+    host = await startHost(created.db, { security: loadConfig({ TOOLCAT_SQLITE_PATH: ':memory:', TOOLCAT_GRAPHQL_INTROSPECTION: 'all' }).security });
+  });
+  after(async () => {
+    await host?.close();
+    await drop?.();
+  });
+
+  it('an agent\'s introspection shows the catalog schema only; an admin\'s the whole', async () => {
+    const agent = (await aTenantWithKey(host, 'intro-agent')).key;
+    const types = async (key: string) =>
+      (await host.gqlOk<{ __schema: { types: Array<{ name: string }>; mutationType: { name: string } | null } }>('{ __schema { mutationType { name } types { name } } }', {}, key)).__schema;
+    const a = await types(agent);
+    expect(a.mutationType).to.equal(null);
+    expect(a.types.map((t) => t.name)).to.include('ToolDescriptor').and.not.to.include.members(['McpSource', 'AdminTool', 'Tenant', 'AuditEntry', 'SourceInput']);
+    const admin = await types(host.adminKey);
+    expect(admin.mutationType?.name).to.equal('Mutation');
+    expect(admin.types.map((t) => t.name)).to.include.members(['McpSource', 'AdminTool', 'Tenant']);
+  });
 });
 
 describe('issue 11 defect 4: TOOLCAT_GRAPHQL_INTROSPECTION', () => {
