@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger';
 import type { GraphQLContext } from './context';
 import { makeFormatError } from './format-error';
 import { complexityLimitPlugin, parseOptionsFor, schemaVisibilityPlugin, validationRulesFor } from './limits';
+import { knownOperationTypesRule } from './operation-types.rule';
 import type { GraphQLSchema } from 'graphql';
 
 /** A database outage surfaces as SERVICE_UNAVAILABLE; the GraphQL HTTP answer is then 503 with Retry-After. */
@@ -36,7 +37,8 @@ export function buildApollo(schema: GraphQLSchema, sec: SecurityConfig, log: Log
     // Automatic persisted queries are not used: a client sending one gets PERSISTED_QUERY_NOT_SUPPORTED (400).
     persistedQueries: false,
     allowBatchedHttpRequests: sec.graphqlLimits.maxBatch > 1,
-    validationRules: validationRulesFor(sec.graphqlLimits),
+    // A `subscription` (the schema has none) is refused in validation, not failed in execution (issue 12 defect 5).
+    validationRules: [knownOperationTypesRule, ...validationRulesFor(sec.graphqlLimits)],
     parseOptions: parseOptionsFor(sec.graphqlLimits),
     plugins: [
       // Apollo's cache-control plugin hooks every field (~25% on large lists) and is not used here.

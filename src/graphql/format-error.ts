@@ -5,6 +5,8 @@ import { redactCredentials } from '../catalog/credentials';
 import type { Logger } from '../shared/logger';
 import { toGraphQLError } from './errors';
 import { isDatabaseUnavailable } from '../ops/db-errors';
+import { constraintViolationOf } from '../persistence/constraint-errors';
+import { errorForViolation } from '../services/write-transaction';
 
 const PASS_THROUGH = new Set([
   'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'INVARIANT_VIOLATION', 'CEILING_EXCEEDED',
@@ -31,6 +33,14 @@ export function makeFormatError(log: Logger) {
     }
     if (isDatabaseUnavailable(original)) {
       return { message: 'The catalog database is unavailable; retry shortly.', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    }
+    const violation = constraintViolationOf(original);
+    if (violation) {
+      // A write outside writeTransaction met a constraint: the same mapping answers (issue 12 defect 5), and the
+      // warning (kind and table, never values) points at the write that should use writeTransaction.
+      const e = errorForViolation(violation);
+      log.warn({ kind: violation.kind, table: violation.table, path: formatted.path }, 'constraint violation outside writeTransaction');
+      return { message: e.message, path: formatted.path, locations: formatted.locations, extensions: { code: e.code } };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && PASS_THROUGH.has(code)) {

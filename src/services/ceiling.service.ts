@@ -11,6 +11,7 @@ import { TenantCeilingEntity } from '../persistence/tenant-ceiling.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { nowIso } from '../shared/clock';
 import { notFound, requireRole, tenantScopeOf } from './admin-scope';
+import { writeTransaction } from './write-transaction';
 
 /** Most entries one ceiling may hold: each is an EXISTS term of every visibility query. */
 export const MAX_CEILING_ENTRIES = 32;
@@ -40,8 +41,13 @@ export class CeilingService {
   /** Operator path (CLI, demo). */
   async setUnchecked(tenantId: string, entries: readonly { toolPattern: string; source?: string | null; maxSafetyTier?: string | null }[]): Promise<GrantShape[]> {
     const shaped = validateEntries(entries);
-    return this.ds.transaction(async (m) => {
-      if (!(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
+    // A tenant deleted after the check fails the foreign key: NOT_FOUND as well (issue 12 defect 5).
+    return writeTransaction(this.ds, { refersTo: 'tenant' }, async (m) => {
+      // Ceiling writes of one tenant take turns on its row: under READ COMMITTED two delete-then-insert writes
+      // would both insert, leaving the union of two ceilings (issue 12 defect 5). NO KEY UPDATE does not hold up
+      // grants being added meanwhile (their foreign key takes KEY SHARE). SQLite runs one transaction at a time.
+      const lock = m.connection.options.type === 'postgres' ? { mode: 'for_no_key_update' as const } : undefined;
+      if (!(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId }, lock }))) throw notFound('tenant');
       const before = await readCeiling(m, tenantId);
       await m.getRepository(TenantCeilingEntity).delete({ tenantId });
       await writeCeiling(m, tenantId, shaped);

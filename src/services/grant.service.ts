@@ -13,6 +13,7 @@ import { writeAudit } from '../audit/audit';
 import { notFound, requireRole, tenantScopeOf } from './admin-scope';
 import { type GrantShape, describeCeiling, describeGrant, grantWithinCeiling } from '../catalog/grant-scope';
 import { assertWithinCeiling, readCeiling } from './ceiling.service';
+import { writeTransaction } from './write-transaction';
 
 export interface GrantInput {
   readonly tenantId: string;
@@ -52,7 +53,8 @@ export class GrantService {
     if (input.group != null && input.principalId != null) problems.push('a grant narrows either one principal or one group, not both');
     if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
     const shape: GrantShape = { toolPattern: input.toolPattern, source: (input.source ?? null) as GrantShape['source'], maxSafetyTier: (input.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] };
-    return this.ds.transaction(async (m) => {
+    // A tenant or principal deleted after the checks fails a foreign key: NOT_FOUND as well (issue 12 defect 5).
+    return writeTransaction(this.ds, { refersTo: input.principalId ? 'tenant or principal' : 'tenant' }, async (m) => {
       if (!(await m.getRepository(TenantEntity).findOne({ where: { id: input.tenantId } }))) throw notFound('tenant');
       if (input.principalId && !(await m.getRepository(PrincipalEntity).findOne({ where: { id: input.principalId, tenantId: input.tenantId } }))) {
         throw notFound('principal');
@@ -95,7 +97,7 @@ export class GrantService {
   async deleteGrant(actor: Principal | null, id: string): Promise<boolean> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     const scope = tenantScopeOf(p);
-    return this.ds.transaction(async (m) => {
+    return writeTransaction(this.ds, {}, async (m) => {
       const before = await m.getRepository(GrantEntity).findOne({ where: scope ? { id, tenantId: scope } : { id } });
       if (!before) throw notFound('grant');
       await m.getRepository(GrantEntity).delete({ id });

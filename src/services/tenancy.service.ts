@@ -12,6 +12,7 @@ import type { CatalogGeneration } from '../cache/catalog-generation';
 import { notFound, requireRole, tenantScopeOf } from './admin-scope';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 import { writeCeiling } from './ceiling.service';
+import { writeTransaction } from './write-transaction';
 
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PRINCIPAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,127}$/;
@@ -70,9 +71,11 @@ export class TenancyService {
     if (!TENANT_NAME_PATTERN.test(name)) {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Tenant names are 1-64 characters of a-z, 0-9 and "-", starting with a letter or digit.');
     }
-    return this.ds.transaction(async (m) => {
+    const taken = `A tenant named "${name}" already exists.`;
+    // The check gives the answer in the normal case; two creations at once meet at the unique key (issue 12 defect 5).
+    return writeTransaction(this.ds, { taken }, async (m) => {
       const repo = m.getRepository(TenantEntity);
-      if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, `A tenant named "${name}" already exists.`);
+      if (await repo.findOne({ where: { name } })) throw new CatalogError(CatalogErrorCode.Conflict, taken);
       const t = await repo.save(repo.create({ id: randomUUID(), name, createdAt: nowIso() }));
       await writeCeiling(m, t.id, this.defaultCeiling);
       await writeAudit(m, { targetType: 'tenant', targetId: t.id, tenantId: t.id, after: { ...t, ceiling: this.defaultCeiling } }, 'createTenant');
@@ -97,7 +100,7 @@ export class TenancyService {
   async deleteTenant(actor: Principal | null, id: string): Promise<boolean> {
     const p = requireRole(actor, 'host-admin');
     if (p.tenantId === id) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'You cannot delete the tenant your own principal belongs to.');
-    return this.ds.transaction(async (m) => {
+    return writeTransaction(this.ds, {}, async (m) => {
       const before = await m.getRepository(TenantEntity).findOne({ where: { id } });
       if (!before) throw notFound('tenant');
       await m.getRepository(TenantEntity).delete({ id });
@@ -122,7 +125,8 @@ export class TenancyService {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Principal names are 1-128 characters of letters, digits, space and ._@-');
     }
     if (!isRole(role)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'role must be agent, tenant-admin or host-admin');
-    return this.ds.transaction(async (m) => {
+    // A tenant deleted after the check fails the foreign key: NOT_FOUND as well (issue 12 defect 5).
+    return writeTransaction(this.ds, { refersTo: 'tenant' }, async (m) => {
       if (!(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
       const key = generateApiKey();
       const repo = m.getRepository(PrincipalEntity);
@@ -170,7 +174,7 @@ export class TenancyService {
 
   /** Bootstrap path (demo): revokes the named principals of a tenant. */
   async revokeByNameUnchecked(tenantId: string, names: readonly string[]): Promise<void> {
-    await this.ds.transaction(async (m) => {
+    await writeTransaction(this.ds, {}, async (m) => {
       const rows = await m.getRepository(PrincipalEntity).find({ where: { tenantId } });
       for (const row of rows.filter((r) => names.includes(r.name) && !r.revokedAt)) {
         const before = publicPrincipal(row);
@@ -185,7 +189,7 @@ export class TenancyService {
   async revokePrincipal(actor: Principal | null, id: string): Promise<PrincipalEntity> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     const scope = tenantScopeOf(p);
-    return this.ds.transaction(async (m) => {
+    return writeTransaction(this.ds, {}, async (m) => {
       const repo = m.getRepository(PrincipalEntity);
       const row = await repo.findOne({ where: scope ? { id, tenantId: scope } : { id } });
       if (!row) throw notFound('principal');

@@ -16,6 +16,11 @@ import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
 import { notFound, requireRole } from './admin-scope';
 import { writeAudit } from '../audit/audit';
+import { TenantEntity } from '../persistence/tenant.entity';
+import { writeTransaction } from './write-transaction';
+
+/** Stored ids are randomUUID()s: anything else names no tenant, and needs no query to say so (issue 12 defect 5). */
+const STORED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface HostExtensionInput extends Classification {
   readonly name: string;
@@ -53,7 +58,12 @@ export class ToolAdminService {
   async upsertHostExtension(actor: Principal | null, input: HostExtensionInput): Promise<ToolRecord> {
     const p = requireRole(actor, 'host-admin');
     const prepared = this.prepareExtension(input, 'graphql');
-    await this.ds.transaction(async (m) => {
+    const tenantId = prepared.record.tenantId;
+    // An unknown tenant is NOT_FOUND like everywhere else, not a foreign-key failure (issue 12 defect 5). A lost
+    // insert race on the toolId is run again and then updates: concurrent upserts all apply, last one wins.
+    if (tenantId !== null && !STORED_ID.test(tenantId)) throw notFound('tenant');
+    await writeTransaction(this.ds, { upsert: true, refersTo: 'tenant' }, async (m) => {
+      if (tenantId !== null && !(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
       const before = await m.getRepository(ToolEntity).findOne({ where: { toolId: prepared.record.toolId } });
       await this.store(m, prepared, input, `principal:${p.id}`);
       await writeAudit(m, {
@@ -99,7 +109,7 @@ export class ToolAdminService {
 
   async deleteHostExtension(actor: Principal | null, toolId: string): Promise<boolean> {
     requireRole(actor, 'host-admin');
-    return this.ds.transaction(async (m) => {
+    return writeTransaction(this.ds, {}, async (m) => {
       const before = await m.getRepository(ToolEntity).findOne({ where: { toolId, source: 'host-extension' } });
       if (!before) throw notFound('host extension');
       await m.getRepository(ToolEntity).delete({ toolId });
@@ -165,6 +175,10 @@ export class ToolAdminService {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Extension names are 1-64 characters of A-Z a-z 0-9 _ . - (not starting with . or -).');
     }
     assertClassificationAllowed('host-extension', input);
+    // PostgreSQL cannot store U+0000 in text and SQLite can: refused here, so both databases answer alike (issue 12 defect 5).
+    if ([input.title, input.description].some((t) => typeof t === 'string' && t.includes('\u0000'))) {
+      throw new CatalogError(CatalogErrorCode.InvalidArgument, 'title and description cannot contain U+0000 (NUL).');
+    }
     const prepared = prepareTool(
       {
         source: 'host-extension',

@@ -10,6 +10,7 @@ import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import { notFound, requireRole } from '../services/admin-scope';
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
+import { writeTransaction } from '../services/write-transaction';
 import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
 import { keyOf } from './snapshot';
 import { change } from './source-snapshot.service';
@@ -49,10 +50,11 @@ export class SourceAdminService {
 
   async register(actor: Principal | null, input: SourceInput, origin = 'graphql'): Promise<McpSourceEntity> {
     requireRole(actor, 'host-admin');
-    return this.ds.transaction(async (m) => {
-      if (await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } })) {
-        throw new CatalogError(CatalogErrorCode.Conflict, `A source named "${input.spec.name}" already exists.`);
-      }
+    const taken = `A source named "${input.spec.name}" already exists.`;
+    // The check answers in the normal case; two registrations at once meet at the primary key, and a tenant
+    // deleted after its check fails the foreign key (issue 12 defect 5).
+    return writeTransaction(this.ds, { taken, refersTo: 'tenant' }, async (m) => {
+      if (await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } })) throw new CatalogError(CatalogErrorCode.Conflict, taken);
       const saved = await this.write(m, input, origin, null);
       await writeAudit(m, { targetType: 'source', targetId: saved.name, tenantId: saved.tenantId, after: await this.auditView(m, saved) }, 'registerSource');
       return saved;
@@ -158,6 +160,8 @@ export class SourceAdminService {
       headers: stored ? JSON.parse(stored.headers) : {},
     };
     validateSource(spec, secrets);
+    // PostgreSQL cannot store U+0000 in text and SQLite can: refused here, so both databases answer alike (issue 12 defect 5).
+    if (spec.command?.includes('\u0000')) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'command cannot contain U+0000 (NUL).');
     if (spec.tenantId && !(await m.getRepository(TenantEntity).findOne({ where: { id: spec.tenantId } }))) throw notFound('tenant');
     const row = Object.assign(old ?? new McpSourceEntity(), {
       name: spec.name,

@@ -166,6 +166,14 @@ export function bodies(k: Keys): HostileInput[] {
     g('admin: inputSchema nested 5000 levels', `{"query":"mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }","variables":{"i":` +
       `{"name":"zz_hostile_deep","description":"x","safetyTier":"pure","replayPolicy":"deterministic","egress":"none","inputSchema":` +
       `${deep('{"type":"object","properties":{"a":', '{"type":"string"}', '}}', 5000)}}}}`, 'application/json', k.admin),
+    // Issue 12 defect 5: these answered HTTP 200 with INTERNAL_SERVER_ERROR and logged an error-level stack trace.
+    { category: 'graphql', label: 'anonymous subscription', data: httpRequest('POST', '/graphql', [['Content-Type', 'application/json']], op('subscription { tools { toolId } }')), check: (o) => expectCode(o, 401, 'UNAUTHENTICATED') },
+    { ...g('agent subscription', op('subscription S { anything }')), check: (o) => expectCode(o, 400, 'GRAPHQL_VALIDATION_FAILED') },
+    ...['not-a-uuid', '6f1c1a4e-0000-4000-8000-000000000000', 'x'.repeat(300)].map((tenantId) => ({
+      ...g(`admin: upsertHostExtension for tenant ${tenantId.slice(0, 12)}`, op('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', { i: { name: 'zz_no_tenant', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none', inputSchema: { type: 'object' }, tenantId } }), 'application/json', k.admin),
+      check: (o: RawOutcome) => expectCode(o, 200, 'NOT_FOUND'),
+    })),
+    { ...g('admin: U+0000 in a description', op('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', { i: { name: 'zz_nul', description: 'a\u0000b', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none', inputSchema: { type: 'object' } } }), 'application/json', k.admin), check: (o) => expectCode(o, 200, 'BAD_USER_INPUT') },
     { category: 'body', label: 'POST /tools with garbage', data: httpRequest('POST', '/tools', [auth(k.me), ['Content-Type', 'application/json']], '{"toolId":'), check: (o) => expectStatus(o, 405) },
     { category: 'body', label: 'GET /tools with a body', data: httpRequest('GET', '/tools', [auth(k.me), ['Content-Type', 'application/json']], '{"view":"compact"}') },
     ...([
@@ -215,6 +223,12 @@ export function malformed(k: Keys): HostileInput[] {
     r('pipelined: valid GET then garbage', [httpRequest('GET', '/tools', [auth(k.me), ['Connection', 'keep-alive']]), Buffer.from('GARBAGE\r\n\r\n')]),
     r('pipelined: 50 GETs', [Buffer.concat(Array.from({ length: 50 }, (_, i) => httpRequest('GET', '/tools', [auth(k.me), ['Connection', i === 49 ? 'close' : 'keep-alive']])))]),
   ];
+}
+
+/** The HTTP status, and the error code somewhere in the body (GraphQL `extensions.code` or a REST error). */
+export function expectCode(o: RawOutcome, status: number, code: string): void {
+  expectStatus(o, status);
+  if (!o.body.includes(`"code":"${code}"`)) throw new Error(`expected code ${code}: ${o.text.slice(0, 300)}`);
 }
 
 export function expectStatus(o: RawOutcome, status: number): void {

@@ -3,12 +3,10 @@ import type { ParseOptions, ValidationRule } from 'graphql';
 import { createComplexityRule } from './complexity';
 import { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
 import { maxAliasesRule, maxDepthRule } from './shape-rules';
-import { knownOperationTypesRule } from './operation-types.rule';
 
 export { type ComplexityRuleOptions, type CostModel, complexityLimitPlugin, createComplexityRule, defaultEstimators } from './complexity';
 export { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
 export { maxAliasesRule, maxDepthRule } from './shape-rules';
-export { knownOperationTypesRule } from './operation-types.rule';
 export { type IntrospectionMode, maySeeAdminSchema, schemaVisibilityPlugin } from './schema-visibility.plugin';
 
 /** GraphQL hardening limits (issue 5). */
@@ -43,7 +41,7 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = Object.freeze({
  * `complexityLimitPlugin`, because Apollo validates before it has the variables and caches validated documents.
  */
 export function validationRulesFor(limits: GraphQLLimits, opts: { variables?: Record<string, unknown> } = {}): ValidationRule[] {
-  const rules = [knownOperationTypesRule, maxDepthRule(limits.maxDepth), maxAliasesRule(limits.maxAliases)];
+  const rules = [maxDepthRule(limits.maxDepth), maxAliasesRule(limits.maxAliases)];
   if (opts.variables !== undefined) rules.push(createComplexityRule({ maximumComplexity: limits.maxComplexity, variables: opts.variables }));
   return rules;
 }
