@@ -88,6 +88,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       env: config.secretEnv,
       version: config.hostVersion,
       keepSessions: config.startSources,
+      policy: config.syncPolicy,
       onResult: (r) => metricsHook.current?.(r),
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
@@ -118,7 +119,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const schema = buildCatalogSchema(services, log);
     const apollo = buildApollo(schema, config.security, log);
     await apollo.start();
-    const metrics = createMetrics({ cache, dataSource });
+    const metrics = createMetrics({ cache, dataSource, health, sync });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({
