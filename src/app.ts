@@ -89,6 +89,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       env: config.secretEnv,
       version: config.hostVersion,
       keepSessions: config.startSources,
+      policy: config.syncPolicy,
       onResult: (r) => metricsHook.current?.(r),
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
@@ -121,7 +122,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     const agentApollo = buildApollo(agentSchemaOf(schema), config.security, log);
     await apollo.start();
     await agentApollo.start();
-    const metrics = createMetrics({ cache, dataSource });
+    const metrics = createMetrics({ cache, dataSource, health, sync });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({

@@ -81,25 +81,37 @@ program
 
 program
   .command('sync [source]')
-  .description('sync one MCP source, or every enabled one, now; prints a line per source')
+  .description('sync one MCP source, or every enabled one, now; prints progress (pages, tools read) and a result line per source')
   .option('--config <file>', 'config file to apply first (default $TOOLCAT_CONFIG_FILE)')
   .action(async (name: string | undefined, o: { config?: string }) => {
     const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), startSources: false };
     const app = await createApp(o.config ? { ...config, configFile: o.config } : config);
     let failed = false;
+    // Issue 12 defect 6: a long sync shows what it has read so far. On a terminal one line is rewritten in place;
+    // otherwise a line at most every half second, each starting like the result line.
+    const tty = process.stderr.isTTY === true;
+    let lastLine = 0;
+    const unsubscribe = app.services.sync.onProgress((p) => {
+      const now = Date.now();
+      if (!tty && now - lastLine < 500) return;
+      lastLine = now;
+      process.stderr.write(`${tty ? '\r\x1b[K' : ''}syncing ${p.source} … page ${p.pages}, ${p.toolsRead} tools read${tty ? '' : '\n'}`);
+    });
     try {
       if (name && !(await app.services.sources.names(false)).includes(name)) throw new CatalogError('NOT_FOUND', `no source named "${name}"`);
       const names = name ? [name] : await app.services.sources.names(true);
       for (const n of names) {
-        process.stderr.write(`syncing ${n} … `);
+        lastLine = 0;
+        if (tty) process.stderr.write(`syncing ${n} …`);
         const r = await app.services.sync.sync(n);
         failed ||= r.status === 'failing';
         process.stderr.write(
-          `${r.status}: ${r.toolCount} tools served, ${r.quarantinedCount} quarantined, +${r.added} ~${r.changed} -${r.removed} in ${r.durationMs} ms${r.error ? ` (${r.error})` : ''}\n`,
+          `${tty ? '\r\x1b[K' : ''}syncing ${n} … ${r.status}: ${r.toolCount} tools served, ${r.quarantinedCount} quarantined, +${r.added} ~${r.changed} -${r.removed} in ${r.durationMs} ms${r.error ? ` (${r.error})` : ''}\n`,
         );
       }
       if (!names.length) process.stderr.write('no enabled sources\n');
     } finally {
+      unsubscribe();
       await app.close();
     }
     if (failed) process.exitCode = 1;

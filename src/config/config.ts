@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from '../cache/catalog-cache';
-import { DEFAULT_SYNC_LIMITS, type SyncLimits } from '../sources/mcp/sync-limits';
+import { DEFAULT_SYNC_LIMITS, DEFAULT_SYNC_POLICY, type SyncLimits, type SyncPolicy } from '../sources/mcp/sync-limits';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
@@ -21,6 +21,8 @@ export interface Config {
   readonly configFile: string | null;
   /** Bounds on one MCP source sync. */
   readonly syncLimits: SyncLimits;
+  /** How many syncs run at once, and how often a source's notifications may trigger one (issue 12). */
+  readonly syncPolicy: SyncPolicy;
   /** Sync MCP sources at start and on their intervals (off for one-shot CLI commands). */
   readonly startSources: boolean;
   /** How often the stored catalog version is polled for changes made by other processes (0: never). */
@@ -54,9 +56,17 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_HEALTH_PROBE_MS: 'how often the database is probed for readiness (default 1000)',
   TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
   TOOLCAT_CACHE_MAX_BYTES: 'bound on the whole response cache: 1/2 documents, 1/3 descriptors, 1/6 visible sets (default 192 MiB)',
-  TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one MCP source sync (default 60000)',
+  TOOLCAT_SYNC_CONNECT_TIMEOUT_MS: 'bound on starting/connecting to an MCP server and its initialize handshake (default 20000)',
+  TOOLCAT_SYNC_REQUEST_TIMEOUT_MS: 'bound on one tools/list page (default 15000)',
+  TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one whole MCP source sync, connecting and all pages (default 60000)',
+  TOOLCAT_SYNC_MAX_PAGES: 'a source paginating past this many tools/list pages fails its sync (default 200)',
   TOOLCAT_SYNC_MAX_TOOLS: 'a source listing more tools is refused (default 5000)',
   TOOLCAT_SYNC_MAX_MESSAGE_BYTES: 'largest message accepted from an MCP server (default 16 MiB)',
+  TOOLCAT_SYNC_MAX_CONCURRENT: 'syncs one replica runs at once, of any kind (default 4)',
+  TOOLCAT_SYNC_MAX_QUEUED: 'on-demand syncs that may wait for a free place; more are refused with CONFLICT (default 32)',
+  TOOLCAT_SYNC_MIN_INTERVAL_MS: 'least time between a source\'s last sync and one its list_changed notifications trigger (default 5000)',
+  TOOLCAT_SYNC_MAX_NOTIFICATIONS_PER_SECOND: 'notifications of one source read per second; the rest are dropped unparsed (default 20)',
+  TOOLCAT_SYNC_THROTTLE_MS: 'how long a source over that cap 3 seconds in a row is throttled, renewed while it floods (default 60000)',
   TOOLCAT_COMPACT_VIEW: 'true|false: serve ?view=compact (default true)',
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
   TOOLCAT_TENANT_DEFAULT_MAX_TIER: 'pure|read|write|exec: the ceiling of a new tenant is every tool up to this tier (default: unrestricted)',
@@ -109,10 +119,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     http: { host: env.HOST || '127.0.0.1', port: int('PORT', 8080, 0, 65535) },
     configFile: env.TOOLCAT_CONFIG_FILE || env.TOOLCAT_EXTENSIONS_FILE || null,
     syncLimits: {
-      ...DEFAULT_SYNC_LIMITS,
+      connectTimeoutMs: int('TOOLCAT_SYNC_CONNECT_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.connectTimeoutMs, 100, 3_600_000),
+      requestTimeoutMs: int('TOOLCAT_SYNC_REQUEST_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.requestTimeoutMs, 100, 3_600_000),
       syncTimeoutMs: int('TOOLCAT_SYNC_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.syncTimeoutMs, 100, 3_600_000),
+      maxPages: int('TOOLCAT_SYNC_MAX_PAGES', DEFAULT_SYNC_LIMITS.maxPages, 1, 100_000),
       maxTools: int('TOOLCAT_SYNC_MAX_TOOLS', DEFAULT_SYNC_LIMITS.maxTools, 1, 1_000_000),
       maxMessageBytes: int('TOOLCAT_SYNC_MAX_MESSAGE_BYTES', DEFAULT_SYNC_LIMITS.maxMessageBytes, 1024, 1024 ** 3),
+    },
+    syncPolicy: {
+      maxConcurrentSyncs: int('TOOLCAT_SYNC_MAX_CONCURRENT', DEFAULT_SYNC_POLICY.maxConcurrentSyncs, 1, 1000),
+      maxQueuedSyncs: int('TOOLCAT_SYNC_MAX_QUEUED', DEFAULT_SYNC_POLICY.maxQueuedSyncs, 0, 100_000),
+      minSyncIntervalMs: int('TOOLCAT_SYNC_MIN_INTERVAL_MS', DEFAULT_SYNC_POLICY.minSyncIntervalMs, 0, 86_400_000),
+      maxNotificationsPerSecond: int('TOOLCAT_SYNC_MAX_NOTIFICATIONS_PER_SECOND', DEFAULT_SYNC_POLICY.maxNotificationsPerSecond, 0, 1_000_000),
+      throttleMs: int('TOOLCAT_SYNC_THROTTLE_MS', DEFAULT_SYNC_POLICY.throttleMs, 1000, 86_400_000),
     },
     startSources: true,
     versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),

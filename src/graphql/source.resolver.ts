@@ -8,7 +8,7 @@ import { redactJson, redactText } from '../catalog/credential-redaction';
 import type { SecretValue } from '../sources/source-spec';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
-import { McpSourceType, RevealedUpstreamToolType, type SecretInput, SourceInputType, SyncResultType, ToolChangeType, UpstreamToolType } from './source.types';
+import { McpSourceType, RevealedUpstreamToolType, type SecretInput, SourceInputType, SyncProgressType, SyncResultType, ToolChangeType, UpstreamToolType } from './source.types';
 
 /**
  * MCP sources for host admins: registration (secrets write-only), status, upstream claims, history, sync.
@@ -102,7 +102,9 @@ export class SourceResolver {
     return ok;
   }
 
-  @Mutation(() => SyncResultType, { description: 'host-admin: sync a source now and wait for the result.' })
+  @Mutation(() => SyncResultType, {
+    description: 'host-admin: sync a source now and wait for the result. CONFLICT ("Too many syncs") when this replica already runs and queues as many as it may.',
+  })
   async syncSource(@Ctx() ctx: GraphQLContext, @Arg('name', () => String) name: string): Promise<SyncResultType> {
     requireRole(ctx.principal, 'host-admin');
     if (!(await this.s.sources.get(ctx.principal, name))) throw new CatalogError(CatalogErrorCode.NotFound, 'No source with this name.');
@@ -126,7 +128,26 @@ export class SourceResolver {
       envNames: names.env.map((n) => redactText(n)), headerNames: names.headers.map((n) => redactText(n)),
       tenantId: r.tenantId, driftPolicy: r.driftPolicy, syncIntervalSeconds: r.syncIntervalSeconds, enabled: Boolean(r.enabled), origin: r.origin,
       status: r.status, lastError: redactText(r.lastError), lastSyncAt: r.lastSyncAt, lastSuccessAt: r.lastSuccessAt, toolCount: r.toolCount, quarantinedCount: r.quarantinedCount,
+      ...this.liveState(r),
     });
+  }
+
+  /**
+   * Issue 12: a running sync's progress and a flooding source's throttle, from the row (any replica) and this
+   * replica's own counters. A throttle is shown while it lasts, by this replica's clock or the row's.
+   */
+  private liveState(r: McpSourceEntity): Pick<McpSourceType, 'syncProgress' | 'throttledUntil' | 'throttleReason' | 'notificationsReceived' | 'notificationsDropped'> {
+    const p = this.s.sync.progressOf(r);
+    const n = this.s.sync.notificationStatsOf(r.name);
+    const until = Math.max(n.throttledUntil ?? 0, r.throttledUntil ? Date.parse(r.throttledUntil) : 0);
+    const throttled = until > Date.now();
+    return {
+      syncProgress: p ? Object.assign(new SyncProgressType(), { startedAt: p.startedAt, pages: p.pages, toolsRead: p.toolsRead, updatedAt: p.updatedAt }) : null,
+      throttledUntil: throttled ? new Date(until).toISOString() : null,
+      throttleReason: throttled ? redactText(r.throttleReason) : null,
+      notificationsReceived: n.received,
+      notificationsDropped: n.dropped,
+    };
   }
 }
 

@@ -1,6 +1,14 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 
+@ObjectType('SyncProgress', { description: 'A sync running now (issue 12): what it has read so far.' })
+export class SyncProgressType {
+  @Field(() => String) startedAt!: string;
+  @Field(() => Int, { description: 'tools/list pages read so far.' }) pages!: number;
+  @Field(() => Int, { description: 'Tools read so far (not yet checked or stored).' }) toolsRead!: number;
+  @Field(() => String, { description: 'When this progress was recorded (by the replica running the sync).' }) updatedAt!: string;
+}
+
 @ObjectType('McpSource', { description: 'A registered MCP server. Connection secrets are write-only and never appear here.' })
 export class McpSourceType {
   @Field(() => String) name!: string;
@@ -21,6 +29,15 @@ export class McpSourceType {
   @Field(() => String, { nullable: true }) lastSuccessAt!: string | null;
   @Field(() => Int, { description: 'Tools served from this source now.' }) toolCount!: number;
   @Field(() => Int) quarantinedCount!: number;
+  @Field(() => SyncProgressType, { nullable: true, description: 'The sync running now, on any replica; null when none runs.' }) syncProgress!: SyncProgressType | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Set while the source is throttled for flooding notifications: until then its notifications are dropped and trigger no sync (scheduled and on-demand syncs go on).',
+  })
+  throttledUntil!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why it is throttled (with throttledUntil).' }) throttleReason!: string | null;
+  @Field(() => Int, { description: 'Notifications this replica received from the source since it started.' }) notificationsReceived!: number;
+  @Field(() => Int, { description: 'Of those, dropped unparsed: past the per-second cap (TOOLCAT_SYNC_MAX_NOTIFICATIONS_PER_SECOND) or while throttled.' }) notificationsDropped!: number;
 }
 
 @ObjectType('UpstreamTool', {

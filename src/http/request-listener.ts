@@ -87,9 +87,10 @@ export function buildRequestListener(deps: {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.get('/healthz', (_req, res) => void res.status(200).type('application/json').end('{"status":"alive"}'));
+  // database: up | saturated (every pooled connection busy, the database fine: still ready) | down (issue 12 defect 2).
   app.get('/readyz', (_req, res) => {
     const ready = health.isReady;
-    res.status(ready ? 200 : 503).type('application/json').end(JSON.stringify({ status: ready ? 'ready' : 'not-ready', database: health.isUp ? 'up' : 'down' }));
+    res.status(ready ? 200 : 503).type('application/json').end(JSON.stringify({ status: ready ? 'ready' : 'not-ready', database: health.state }));
   });
   const metricsAllowed = metricsGate(security.metricsToken);
   app.get('/metrics', async (req, res) => {

@@ -4,6 +4,8 @@ import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
 import { containsCredential } from '../catalog/credentials';
 import { splitTarget } from '../shared/request-target';
+import type { SourceSyncService } from '../sources/source-sync.service';
+import { type DbHealth, poolOf } from './db-health';
 
 /**
  * Prometheus metrics (issue 7): request rate and latency per route, cache hits and misses, sync results per
@@ -17,7 +19,7 @@ export interface Metrics {
   observe(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource }): Metrics {
+export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource; health?: DbHealth; sync?: SourceSyncService }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'toolcat_' });
   const requests = new Counter({ name: 'toolcat_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
@@ -72,12 +74,24 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
       }
     },
   });
+  // Issue 12 defect 2: a full pool is told apart from an outage.
+  new Gauge({
+    name: 'toolcat_db_state',
+    help: 'The database as the health probe sees it: 1 for the current state (up, saturated: every pooled connection busy, down)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const state = opts.health?.state ?? 'up';
+      for (const s of ['up', 'saturated', 'down']) this.set({ state: s }, s === state ? 1 : 0);
+    },
+  });
+  if (opts.sync) addSyncMetrics(registry, opts.sync);
   return {
     registry,
     // Label values are scraped by anyone who can read /metrics (open unless TOOLCAT_METRICS_TOKEN is set): a
     // source named like a token (registered before validateSource refused such names) is not one of them (issue 11).
     syncResults: {
-      inc: ({ source, status }) => syncResults.inc({ source: containsCredential(source) ? '[redacted]' : source, status }),
+      inc: ({ source, status }) => syncResults.inc({ source: sourceLabel(source), status }),
     },
     observe(req, res) {
       const end = latency.startTimer();
@@ -99,7 +113,56 @@ function routeOf(req: IncomingMessage): string {
   return 'other';
 }
 
-function poolOf(ds: DataSource): { totalCount: number; idleCount: number; waitingCount: number } | null {
-  const driver = ds.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } };
-  return ds.options.type === 'postgres' && driver.master ? driver.master : null;
+/** A source name as a label value: one that looks like a credential is `[redacted]` (issue 11). */
+function sourceLabel(source: string): string {
+  return containsCredential(source) ? '[redacted]' : source;
+}
+
+/**
+ * Issue 12: syncs running and waiting (defect 2), and per source the notifications received and dropped and
+ * whether it is throttled now (defect 4). Read from the sync service at each scrape.
+ */
+function addSyncMetrics(registry: Registry, sync: SourceSyncService): void {
+  new Gauge({
+    name: 'toolcat_sync_slots',
+    help: 'MCP syncs of this replica running now and waiting for a place (TOOLCAT_SYNC_MAX_CONCURRENT, TOOLCAT_SYNC_MAX_QUEUED)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const q = sync.queueStats();
+      this.set({ state: 'running' }, q.running);
+      this.set({ state: 'queued' }, q.queued);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_sync_refused_total',
+    help: 'On-demand MCP syncs refused because as many were already waiting (monotonic)',
+    registers: [registry],
+    collect() {
+      this.set(sync.queueStats().refused);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_source_notifications_total',
+    help: 'Notifications received from an MCP source by this replica, and those dropped unparsed (over the per-second cap or throttled; monotonic)',
+    labelNames: ['source', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const n of sync.notificationStats()) {
+        this.set({ source: sourceLabel(n.source), outcome: 'received' }, n.received);
+        this.set({ source: sourceLabel(n.source), outcome: 'dropped' }, n.dropped);
+      }
+    },
+  });
+  new Gauge({
+    name: 'toolcat_source_throttled',
+    help: '1 while an MCP source is throttled for flooding notifications',
+    labelNames: ['source'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const n of sync.notificationStats()) this.set({ source: sourceLabel(n.source) }, n.throttledUntil === null ? 0 : 1);
+    },
+  });
 }

@@ -56,4 +56,28 @@ export class McpSourceEntity {
 
   @Column({ name: 'created_at', type: 'varchar', length: 32 })
   createdAt!: string;
+
+  /**
+   * A sync in progress (issue 12 defect 6), written by the replica running it so that admins on every replica see
+   * it: when it started, pages and tools read so far, and when that was last written (an old value is a replica
+   * that died mid-sync). Null / 0 when no sync runs.
+   */
+  @Column({ name: 'sync_started_at', type: 'varchar', length: 32, nullable: true })
+  syncStartedAt!: string | null;
+
+  @Column({ name: 'sync_pages', type: 'integer', default: 0 })
+  syncPages!: number;
+
+  @Column({ name: 'sync_tools_read', type: 'integer', default: 0 })
+  syncToolsRead!: number;
+
+  @Column({ name: 'sync_progress_at', type: 'varchar', length: 32, nullable: true })
+  syncProgressAt!: string | null;
+
+  /** A source that flooded notifications is throttled until then (issue 12 defect 4), and why. */
+  @Column({ name: 'throttled_until', type: 'varchar', length: 32, nullable: true })
+  throttledUntil!: string | null;
+
+  @Column({ name: 'throttle_reason', type: 'text', nullable: true })
+  throttleReason!: string | null;
 }

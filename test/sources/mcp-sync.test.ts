@@ -10,11 +10,14 @@ import { EVERYTHING_BIN, HOSTILE_BIN, MEMORY_BIN, hostileControl, startEverythin
 import { expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
 import { DEFAULT_TOOLS } from '../fixtures/hostile-tools';
+import { DEFAULT_SYNC_POLICY } from '../../src/sources/mcp/sync-limits';
 
 const REGISTER = 'mutation($i: SourceInput!) { registerSource(input: $i) { name status envNames headerNames url } }';
 const SYNC = 'mutation($n: String!) { syncSource(name: $n) { source status toolCount quarantinedCount added changed removed error } }';
 type Sync = { syncSource: { status: string; toolCount: number; quarantinedCount: number; error: string | null; added: number; removed: number } };
 const LIMITS = { connectTimeoutMs: 4000, requestTimeoutMs: 1500, syncTimeoutMs: 4000, maxPages: 50, maxTools: 5000, maxMessageBytes: 16 * 1024 * 1024 };
+// list_changed syncs come at most once per minimum interval (issue 12 defect 4); short here, so the tests below wait little.
+const POLICY = { ...DEFAULT_SYNC_POLICY, minSyncIntervalMs: 300 };
 
 forEachDatabase('MCP sources', (database) => {
   let host: TestHost;
@@ -27,7 +30,7 @@ forEachDatabase('MCP sources', (database) => {
     this.timeout(60000);
     const created = await database.create();
     drop = created.drop;
-    host = await startHost(created.db, { syncLimits: LIMITS });
+    host = await startHost(created.db, { syncLimits: LIMITS, syncPolicy: POLICY });
     const t = await aTenantWithKey(host, 'agents');
     await aGrant(host, { tenantId: t.tenantId, toolPattern: 'mcp.*' });
     agent = t.key;
@@ -120,7 +123,7 @@ forEachDatabase('MCP sources', (database) => {
     expect((await host.get('/tools', agent)).text).to.equal(before);
     const opts = host.app.dataSource.options as { database?: string; url?: string };
     await host.close();
-    host = await startHost(database.name === 'sqlite' ? { type: 'sqlite', path: String(opts.database) } : { type: 'postgres', url: String(opts.url), poolSize: 5 }, { syncLimits: LIMITS });
+    host = await startHost(database.name === 'sqlite' ? { type: 'sqlite', path: String(opts.database) } : { type: 'postgres', url: String(opts.url), poolSize: 5 }, { syncLimits: LIMITS, syncPolicy: POLICY });
     await sync('hostile');
     expect((await host.get('/tools', agent)).text).to.equal(before);
   });

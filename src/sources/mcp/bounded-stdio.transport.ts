@@ -2,11 +2,20 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type ChildReaper, childReaper } from './child-reaper';
+import type { NotificationGate } from './notification-gate';
+
+/** Every JSON-RPC response and request has an "id"; a line without these bytes can only be a notification (or noise). */
+const ID_KEY = Buffer.from('"id"');
 
 /**
  * stdio transport for untrusted MCP servers. Unlike the SDK's, it caps the size of one message (a server
  * that streams an endless line is killed instead of filling memory), keeps only the tail of stderr for the
- * error report, tolerates non-JSON lines without crashing, and kills the server's whole process group.
+ * error report, tolerates non-JSON lines without crashing, and kills the server's whole process group, also
+ * when toolcat itself is killed (the group is registered with the child reaper; issue 12 defect 6).
+ * Notifications pass the source's NotificationGate before they are parsed: past its per-second cap they are
+ * dropped after a byte scan, and past its read budget the server's stdout is paused until the next second
+ * (issue 12 defect 4).
  */
 export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
@@ -19,11 +28,19 @@ export class BoundedStdioTransport implements Transport {
   private closed = false;
   private garbageLines = 0;
   private fatal: Error | null = null;
+  private paused = false;
+  private readonly maxMessageBytes: number;
+  private readonly gate: NotificationGate | null;
+  private readonly reaper: ChildReaper;
 
   constructor(
     private readonly params: { command: string; args: readonly string[]; env: Record<string, string>; cwd?: string },
-    private readonly maxMessageBytes: number,
-  ) {}
+    opts: { maxMessageBytes: number; gate?: NotificationGate | null; reaper?: ChildReaper },
+  ) {
+    this.maxMessageBytes = opts.maxMessageBytes;
+    this.gate = opts.gate ?? null;
+    this.reaper = opts.reaper ?? childReaper;
+  }
 
   async start(): Promise<void> {
     await new Promise<void>((resolve, reject) => {
@@ -35,6 +52,9 @@ export class BoundedStdioTransport implements Transport {
         windowsHide: true,
       });
       this.child = child;
+      // Registered before anything else can happen: toolcat killed from here on still ends the group.
+      const pgid = child.pid;
+      if (pgid) this.reaper.watch(pgid);
       child.once('error', (err) => {
         reject(err);
         this.fail(new Error(`cannot start the server: ${err.message}`));
@@ -42,6 +62,11 @@ export class BoundedStdioTransport implements Transport {
       child.once('spawn', () => resolve());
       child.once('exit', (code, signal) => {
         if (!this.closed) this.fail(new Error(`the server exited (${signal ?? `code ${code}`})${this.stderrTail ? `; stderr: ${this.stderrTail.slice(-500)}` : ''}`));
+        // What the server started dies with it (a group outlives its leader; issue 12 defect 6).
+        if (pgid) {
+          killGroup(child, 'SIGKILL');
+          this.reaper.unwatch(pgid);
+        }
         this.finish();
       });
       child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -85,12 +110,19 @@ export class BoundedStdioTransport implements Transport {
   private onData(chunk: Buffer): void {
     let start = 0;
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, start)) {
-      this.chunks.push(chunk.subarray(start, i));
-      const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
-      this.chunks = [];
-      this.buffered = 0;
+      let line: Buffer;
+      if (this.chunks.length) {
+        this.chunks.push(chunk.subarray(start, i));
+        line = Buffer.concat(this.chunks);
+        this.chunks = [];
+        this.buffered = 0;
+      } else {
+        line = chunk.subarray(start, i);
+      }
       start = i + 1;
-      this.deliver(line);
+      // A notification past the source's per-second cap is dropped here, before any string or JSON is made of it.
+      if (this.gate && line.length > 2 && line.indexOf(ID_KEY) === -1 && !this.gate.admit()) continue;
+      this.deliver(line.toString('utf8').replace(/\r$/, ''));
       if (this.closed) return;
     }
     if (start < chunk.length) {
@@ -99,8 +131,23 @@ export class BoundedStdioTransport implements Transport {
       if (this.buffered > this.maxMessageBytes) {
         this.fail(new Error(`the server sent a message larger than ${this.maxMessageBytes} bytes`));
         void this.close();
+        return;
       }
     }
+    this.backpressure();
+  }
+
+  /** A flood past the read budget: stop reading until the next second; the server's writes wait on its pipe. */
+  private backpressure(): void {
+    const ms = this.gate?.pauseMs() ?? 0;
+    const stdout = this.child?.stdout;
+    if (ms <= 0 || this.paused || !stdout) return;
+    this.paused = true;
+    stdout.pause();
+    setTimeout(() => {
+      this.paused = false;
+      if (!this.closed && !stdout.destroyed) stdout.resume();
+    }, ms).unref();
   }
 
   private deliver(line: string): void {

@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { type McpSourceSecrets, type McpSourceSpec, resolveSecrets, resolveUrl } from '../source-spec';
 import { boundedFetch } from './bounded-fetch';
 import { BoundedStdioTransport } from './bounded-stdio.transport';
+import type { NotificationGate } from './notification-gate';
 import type { SyncLimits } from './sync-limits';
+
+/** What a listing has read so far (issue 12 defect 6: shown to admins and in the CLI while a long sync runs). */
+export interface ListProgress {
+  readonly pages: number;
+  readonly toolsRead: number;
+}
 
 /**
  * A connection to one MCP server. Connection secrets are resolved here and go only into the transport:
@@ -16,7 +23,8 @@ import type { SyncLimits } from './sync-limits';
  * the same values resolved again for that moment (secretValues, issue 11), so no resolved value is kept.
  */
 export interface McpSession {
-  listAllTools(limits: SyncLimits, signal: AbortSignal): Promise<unknown[]>;
+  /** All pages of tools/list, within the limits and the signal (the whole sync's deadline); onPage after each page. */
+  listAllTools(limits: SyncLimits, signal: AbortSignal, onPage?: (p: ListProgress) => void): Promise<unknown[]>;
   close(): Promise<void>;
   readonly closed: boolean;
 }
@@ -30,13 +38,21 @@ export async function openSession(
   secrets: McpSourceSecrets,
   env: Readonly<Record<string, string | undefined>>,
   limits: SyncLimits,
-  hooks: { onToolsChanged?: () => void; onClosed?: () => void; version: string },
+  hooks: {
+    onToolsChanged?: () => void;
+    onClosed?: () => void;
+    version: string;
+    /** The source's notification budget (issue 12 defect 4); stdio applies it before parsing. */
+    gate?: NotificationGate;
+    /** The whole sync's deadline: connecting counts against it too. */
+    signal?: AbortSignal;
+  },
 ): Promise<McpSession> {
   let transport: Transport;
   if (spec.transport === 'stdio') {
     transport = new BoundedStdioTransport(
       { command: spec.command!, args: spec.args, env: { ...getDefaultEnvironment(), ...resolveSecrets(secrets.env, env) } },
-      limits.maxMessageBytes,
+      { maxMessageBytes: limits.maxMessageBytes, gate: hooks.gate },
     );
   } else {
     const headers = resolveSecrets(secrets.headers, env);
@@ -49,11 +65,18 @@ export async function openSession(
     hooks.onClosed?.();
   };
   client.onerror = () => undefined; // surfaced through the pending request or onclose
-  if (hooks.onToolsChanged) client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.onToolsChanged!());
+  if (hooks.onToolsChanged) {
+    // stdio notifications met the gate before parsing; over HTTP the SDK has parsed them already, so the budget is applied here.
+    const gated = spec.transport !== 'stdio' && hooks.gate ? hooks.gate : null;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (gated && !gated.admit()) return;
+      hooks.onToolsChanged!();
+    });
+  }
   // The SDK reports a dead connection as "Connection closed"; the transport knows why (exit code, oversize).
   const explain = (err: unknown): Error => (transport instanceof BoundedStdioTransport && transport.fatalError ? transport.fatalError : (err as Error));
   try {
-    await withTimeout(client.connect(transport, { timeout: limits.connectTimeoutMs }), limits.connectTimeoutMs, 'connecting');
+    await withTimeout(client.connect(transport, { timeout: limits.connectTimeoutMs, signal: hooks.signal }), limits.connectTimeoutMs, 'connecting', hooks.signal);
   } catch (err) {
     await client.close().catch(() => undefined);
     throw explain(err);
@@ -62,7 +85,7 @@ export async function openSession(
     get closed() {
       return closed;
     },
-    async listAllTools(l, signal) {
+    async listAllTools(l, signal, onPage) {
       const tools: unknown[] = [];
       let cursor: string | undefined;
       for (let page = 0; ; page++) {
@@ -75,6 +98,7 @@ export async function openSession(
         }
         tools.push(...result.tools);
         if (tools.length > l.maxTools) throw new Error(`the server listed more than ${l.maxTools} tools`);
+        onPage?.({ pages: page + 1, toolsRead: tools.length });
         if (!result.nextCursor) return tools;
         if (result.nextCursor === cursor) throw new Error('the server repeated the same cursor');
         cursor = result.nextCursor;
@@ -87,12 +111,20 @@ export async function openSession(
   };
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout;
+  let onAbort: (() => void) | null = null;
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${what}`)), ms);
+      if (!signal) return;
+      onAbort = () => reject(new Error(`timed out ${what}: the whole sync's bound (TOOLCAT_SYNC_TIMEOUT_MS) ran out`));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
     }),
-  ]).finally(() => clearTimeout(timer));
+  ]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
 }
