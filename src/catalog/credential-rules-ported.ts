@@ -11,6 +11,12 @@
  * entropy floors and allowlists are dropped, except that a short prefix glued to a preceding letter, digit or `_`
  * needs a random-looking body (`glued`), which keeps `mexico-…` from reading as an Infracost key.
  *
+ * Issue 11 red team (F7): formats gitleaks added since (cmd/generate/config/rules/*.go at the same repository:
+ * Atlassian, Sourcegraph, xAI, Groq, LangSmith, Cast AI, Chief Tools, SettleMint, Intra42, Typeform, New Relic) are
+ * written here from their documented shapes, with bodies widened toward failing closed (xAI and Groq bodies of any
+ * length from 40 up); Docker Hub access tokens (`dckr_pat_`) and Mapbox secret tokens (`sk.eyJ…`), which gitleaks
+ * lacks or keys on a vendor word, are our own.
+ *
  * Linear time: every pattern starts with a literal prefix and has one body run, or is fixed-length, or pins its
  * start with a look-behind (credential-rules.ts, module header).
  */
@@ -75,4 +81,18 @@ export const PORTED_RULES: readonly PortedRule[] = [
   // Telegram bot tokens have no prefix: `<bot id>:AA<33>`; the look-behind pins the start to the id's first digit.
   { kind: 'telegram-bot-token', keywords: [':AA'], re: /(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}/g },
   { kind: 'vault-token', keywords: ['hvs.', 'hvb.'], re: /hv[sb]\.[\w-]{90,300}/g },
+  // Issue 11 red team (see the header).
+  { kind: 'atlassian-api-token', keywords: ['ATATT3'], re: /ATATT3[A-Za-z0-9_=-]{186}/g },
+  { kind: 'sourcegraph-access-token', keywords: ['sgp_'], re: /sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}/g, glued: 4 },
+  { kind: 'xai-api-key', keywords: ['xai-'], re: new RegExp(`xai-[${A}]{40,}`, 'g'), glued: 4 },
+  { kind: 'groq-api-key', keywords: ['gsk_'], re: new RegExp(`gsk_[${A}]{40,}`, 'g'), glued: 4 },
+  { kind: 'langsmith-api-key', keywords: ['lsv2_'], re: new RegExp(`lsv2_(?:pt|sk)_[${A}]{32}_[${A}]{10}`, 'g') },
+  { kind: 'castai-api-key', keywords: ['castai_v1_'], re: new RegExp(`castai_v1_[${A}]{64}_[${A}]{8}`, 'g') },
+  { kind: 'chieftools-token', keywords: ['ctp_', 'cto_', 'ctr_'], re: new RegExp(`ct[por]_[${A}]{30,248}`, 'g'), glued: 4 },
+  { kind: 'settlemint-token', keywords: ['sm_aat_', 'sm_pat_', 'sm_sat_'], re: new RegExp(`sm_[aps]at_[${A}]{16}`, 'g'), glued: 7 },
+  { kind: 'intra42-client-secret', keywords: ['s-s4t2'], re: /s-s4t2(?:ud|af)-[a-f0-9]{64}/g },
+  { kind: 'typeform-api-token', keywords: ['tfp_'], re: new RegExp(`tfp_[${A}_.=-]{59}`, 'g'), glued: 4 },
+  { kind: 'new-relic-key', keywords: ['NRAK-', 'NRII-', 'NRJS-'], re: /(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9-]{32}|NRJS-[a-f0-9]{19})/g },
+  { kind: 'docker-access-token', keywords: ['dckr_pat_', 'dckr_oat_'], re: /dckr_[po]at_[A-Za-z0-9_-]{20,}/g },
+  { kind: 'mapbox-secret-token', keywords: ['sk.eyJ'], re: /sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/g },
 ];

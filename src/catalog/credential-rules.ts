@@ -37,6 +37,8 @@ export interface CredentialRule {
    */
   readonly keywords?: readonly string[];
   readonly ci?: boolean;
+  /** A token format keyed on a word (not on punctuation): the only rules run over the ROT13 view. */
+  readonly tokenFormat?: boolean;
 }
 
 const B64URL = 'A-Za-z0-9_-';
@@ -70,6 +72,25 @@ function judgeUserinfo(m: RegExpExecArray, text: string): Hit | null {
   return password.length === 0 || isPlaceholderValue(password) ? null : { kind: 'url-userinfo', start, end: lastAt };
 }
 
+/**
+ * `redis:password@host`, `postgres:user:password@host`: a database or mail URL written without `//` (red team F7).
+ * Only the schemes listed in the rule (never `mailto:`, `http:`, `ssh:`), so `mailto:a@b` stays. The userinfo runs to
+ * the authority's last `@`; without a `:` in it the whole of it is taken as the password (fail closed).
+ */
+function judgeBareUserinfo(m: RegExpExecArray, text: string): Hit | null {
+  const start = m.index + m[0].length;
+  const limit = Math.min(text.length, start + 1024);
+  let lastAt = -1;
+  let colon = -1;
+  for (let i = start; i < limit && !AUTHORITY_END.test(text[i]); i++) {
+    if (text[i] === '@') lastAt = i;
+    else if (text[i] === ':' && colon === -1 && lastAt === -1) colon = i;
+  }
+  if (lastAt === -1) return null;
+  const password = text.slice(colon === -1 ? start : colon + 1, lastAt);
+  return password.length < 4 || isPlaceholderValue(password) ? null : { kind: 'url-userinfo', start, end: lastAt };
+}
+
 const UNQUOTED_VALUE = /[^\s"'`,;&<>()[\]{}:=]{0,1024}={0,6}/y; // sticky: one bounded native scan
 
 /** The value after `name=` / `"name": `: quoted up to its quote, else up to a delimiter; bounded. */
@@ -88,14 +109,28 @@ function valueAt(text: string, from: number): { start: number; end: number; quot
 }
 
 function judgeAssignment(m: RegExpExecArray, text: string): Hit | null {
-  // No tail is longer than 20 characters, so the last 32 decide exactly (and keep a hostile long name cheap).
-  const name = m[1].length > 32 ? m[1].slice(-32) : m[1];
+  return judgeNamedValue(m[1], m[3] !== ':', m, text);
+}
+
+/**
+ * A command-line flag and its value as the next word (`--api-key AbCd…`, red team F4): judged like `name: value`
+ * (a quoted or non-word value), so `--auth basic` and `use --token to` stay.
+ */
+function judgeFlag(m: RegExpExecArray, text: string): Hit | null {
+  return judgeNamedValue(m[1], false, m, text);
+}
+
+function judgeNamedValue(rawName: string, assigned: boolean, m: RegExpExecArray, text: string): Hit | null {
+  // A flag's dashes are not part of its name. No tail is longer than 20 characters, so the last 32 decide exactly
+  // (and keep a hostile long name cheap).
+  const bare = rawName.replace(/^-+/, '');
+  const name = bare.length > 32 ? bare.slice(-32) : bare;
   if (!SECRET_LIKE_NAME.test(name)) return null;
   const { start, end, quoted } = valueAt(text, m.index + m[0].length);
   if (start >= end) return null;
   const value = text.slice(start, end);
   // `password: required` in prose is not a secret; `password=…`, a quoted value or a non-word value is.
-  const definite = m[3] !== ':' || quoted || /[^A-Za-z]/.test(value);
+  const definite = assigned || quoted || /[^A-Za-z]/.test(value);
   if (STRONG_SECRET_NAME.test(name) && value.length >= 8 && definite && !isPlaceholderValue(value)) return { kind: 'assigned-secret', start, end };
   return looksRandom(value) ? { kind: 'high-entropy-secret', start, end } : null;
 }
@@ -188,14 +223,23 @@ const OWN_RULES: readonly CredentialRule[] = [
     re: /[?&](?:api[_-]?key|apikey|key|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|private[_-]?token|token|secret|client[_-]?secret|password|passwd|sig|signature|x-amz-signature|x-amz-security-token|code[_-]?verifier)=([^&\s#?]{8,})/gi,
     judge: onlyGroup('url-secret-parameter', 1, (s) => !isPlaceholderValue(s) && !(s.length < 16 && /^[a-z]+$/i.test(s))),
   },
-  // name, closing quote, separator: the value is read by hand (judgeAssignment) so a rejected name never hides the next one.
-  { kind: 'assigned-secret', keywords: [':', '='], re: /(?<![A-Za-z0-9_.$-])((?:[A-Za-z_][A-Za-z0-9_.-]*)?(?:pass(?:word|wd|phrase)?s?|pwd|secrets?|keys?|tokens?|credentials?|auth|authorization|string))(["']?)[ \t]{0,8}(:=|[:=])[ \t]{0,8}(?=["'`]|[^\s"'`,;&<>()[\]{}:=]{8})/gi, judge: judgeAssignment },
+  // name (a flag's `-`/`--` included), closing quote, separator: the value is read by hand (judgeAssignment) so a
+  // rejected name never hides the next one.
+  { kind: 'assigned-secret', keywords: [':', '='], re: /(?<![A-Za-z0-9_.$-])(-{0,2}(?:[A-Za-z_][A-Za-z0-9_.-]*)?(?:pass(?:word|wd|phrase)?s?|pwd|secrets?|keys?|tokens?|credentials?|auth|authorization|string))(["']?)[ \t]{0,8}(:=|[:=])[ \t]{0,8}(?=["'`]|[^\s"'`,;&<>()[\]{}:=]{8})/gi, judge: judgeAssignment },
+  // `--api-key AbCd…`: a flag, then its value as the next word (the `=` form is the rule above).
+  { kind: 'assigned-secret', keywords: ['-'], re: /(?<![A-Za-z0-9_.$-])--?([A-Za-z][A-Za-z0-9_.-]{0,63})[ \t]{1,4}(?=["'`]|[^\s"'`,;&<>()[\]{}:=-][^\s"'`,;&<>()[\]{}:=]{7})/g, judge: judgeFlag },
+  {
+    kind: 'url-userinfo',
+    keywords: ['@'],
+    re: /(?<![A-Za-z0-9+.-])(?:rediss?|postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|amqps?|mssql|sqlserver|kafka|nats|memcached|s?ftp|smtps?|imaps?|ldaps?):(?!\/\/)/gi,
+    judge: judgeBareUserinfo,
+  },
 ];
 
 export const RULES: readonly CredentialRule[] = [
   ...OWN_RULES,
   ...PORTED_RULES.map((r): CredentialRule => ({ kind: r.kind, re: r.re, keywords: r.keywords, ...(r.glued === undefined ? {} : { judge: gluedRandom(r.kind, r.glued) }) })),
-];
+].map((r) => ({ ...r, tokenFormat: r.keywords?.some((k) => /[A-Za-z]/.test(k)) ?? false }));
 
 /**
  * Runs one rule over `text`; `onHit` returns true to stop. The rule's own RegExp is reused (its lastIndex reset

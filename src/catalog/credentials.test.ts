@@ -306,6 +306,13 @@ describe('decoding before matching: bounded work on hostile input (issue 11)', (
   const fill = (t: string) => t.repeat(Math.ceil(MiB / t.length)).slice(0, MiB);
   const b64 = (t: string) => Buffer.from(t).toString('base64');
   const prose = fill('lorem ipsum dolor sit amet, ');
+  const base32 = (t: string) => {
+    const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const bits = [...Buffer.from(t)].map((x) => x.toString(2).padStart(8, '0')).join('');
+    let out = '';
+    for (let i = 0; i < bits.length; i += 5) out += A[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+    return out;
+  };
   const hostile: Array<[string, string]> = [
     ['base64 of prose', b64(prose).slice(0, MiB)],
     ['base64 of base64 of base64 of prose', b64(b64(b64(prose))).slice(0, MiB)],
@@ -319,12 +326,26 @@ describe('decoding before matching: bounded work on hostile input (issue 11)', (
     ['zero-width interleaved', fill('a\u200b')],
     ['character references', fill('&#x67;&#104;')],
     ['quoted concatenation', fill('"a" + "b" + ')],
+    // Issue 11 red team: the views added for F7 (separated hex, base32, base64 backwards, look-alikes, joins,
+    // ROT13, degrouping, repeated unescaping).
+    ['hex bytes with colons of prose', [...Buffer.from(prose.slice(0, MiB / 3))].map((b) => b.toString(16).padStart(2, '0')).join(':').slice(0, MiB)],
+    ['0x byte array of prose', [...Buffer.from(prose.slice(0, MiB / 5))].map((b) => `0x${b.toString(16).padStart(2, '0')}`).join(',').slice(0, MiB)],
+    ['base32 of prose', base32(prose).slice(0, MiB)],
+    ['base32-alphabet noise', fill(rnd(4096, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 1401))],
+    ['many short base32-alphabet runs', fill(`${rnd(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 1404)} `)],
+    ['base64 of prose written backwards', [...b64(prose)].reverse().join('').slice(0, MiB)],
+    ['random chunks split by dashes', fill(`${rnd(6, undefined, 1402)}-`)],
+    ['random letters spelled out', fill(`${rnd(64, undefined, 1403).split('').join(' ')} `)],
+    ['quoted pieces with commas', fill('"ab","cd",')],
+    ['deep percent-encoding', fill('%252525')],
+    ['Cyrillic prose', fill('раскрытие данных ')],
+    ['ROT13 prefixes', fill('tuc_ nxvn yberz ')],
   ];
   for (const [label, text] of hostile) {
     it(`${label} (1 MiB): a bounded amount of decoding, views and attempts`, () => {
       expect(containsCredential(text)).to.equal(false);
       const w = lastDecodeWork();
-      // The bounds of credential-decode.ts: views at most 4x a level's input, at most 3 levels, 6 attempts per 20-character run.
+      // The bounds of credential-decode.ts: views at most 4x a level's input, at most 4 levels, 6 attempts per 20-character run (10 per 24).
       expect(w.attempts, 'decode attempts').to.be.at.most(text.length / 2);
       expect(w.bytes, 'decoded bytes').to.be.at.most(4 * text.length);
       expect(w.viewChars, 'characters of all views').to.be.at.most(16 * text.length);

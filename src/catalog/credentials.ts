@@ -4,9 +4,10 @@
  * matched text) are what callers log. The rule stays: a descriptor never carries anything that matches here.
  *
  * Decoding before matching (issue 11): every rule runs over every view of the text — as is, NFKC-normalised with
- * invisible characters removed, percent/escape-decoded, reversed, and the base64/hex runs that decode to text —
- * (credential-decode.ts), and a hit in any view maps back to the span of the original that produced it, so a
- * credential hidden in an encoding is redacted (or refused) where it actually sits.
+ * invisible characters removed and look-alike letters mapped, quoted pieces joined, percent/escape-decoded (while
+ * escapes remain), reversed, ROT13'd (token formats only), degrouped, and the base64/base32/hex runs that decode to
+ * text — (credential-decode.ts), and a hit in any view maps back to the span of the original that produced it, so
+ * a credential hidden in an encoding is redacted (or refused) where it actually sits.
  *
  * Linear time on hostile input (issue 5): each rule is linear (credential-rules.ts), and the views of a text are
  * a bounded constant number of texts no longer than a constant multiple of it (credential-decode.ts).
@@ -42,11 +43,39 @@ function scanLevel(text: string, depth: number, firstPerRule: boolean, onHit: On
   return scanLevel(decoded.text, depth + 1, firstPerRule, (kind, s, e) => onHit(kind, ...decoded.toSource(s, e)));
 }
 
+/**
+ * Which character pairs occur in a text (ASCII pairs; any other character counts as 0x7f): one pass, so a keyword
+ * whose first two characters never meet is ruled out without a substring search (most of a hostile text's
+ * keywords, most of the rule set's for ordinary text).
+ */
+/** Below this length a substring search is cheaper than building the table. */
+const PAIRS_FROM = 32 * 1024;
+const PAIRS = new Uint8Array(128 * 128);
+const LOWER_PAIRS = new Uint8Array(128 * 128);
+const code = (c: number) => (c < 128 ? c : 127);
+function pairsOf(text: string, into: Uint8Array): Uint8Array {
+  into.fill(0);
+  for (let i = 1; i < text.length; i++) into[(code(text.charCodeAt(i - 1)) << 7) | code(text.charCodeAt(i))] = 1;
+  return into;
+}
+
 function scanView(view: View, firstPerRule: boolean, onHit: OnHit): boolean {
   let stopped = false;
   let lower: string | undefined;
+  // Scans never nest (see scanRule), so the two tables are reused from view to view.
+  let pairs: Uint8Array | undefined;
+  let lowerPairs: Uint8Array | undefined;
+  const has = (k: string, ci: boolean): boolean => {
+    const text = ci ? (lower ??= view.text.toLowerCase()) : view.text;
+    if (k.length >= 2 && text.length >= PAIRS_FROM) {
+      const table = ci ? (lowerPairs ??= pairsOf(text, LOWER_PAIRS)) : (pairs ??= pairsOf(text, PAIRS));
+      if (!table[(code(k.charCodeAt(0)) << 7) | code(k.charCodeAt(1))]) return false;
+    }
+    return text.includes(k);
+  };
   for (const rule of RULES) {
-    if (rule.keywords && !rule.keywords.some((k) => (rule.ci ? (lower ??= view.text.toLowerCase()) : view.text).includes(k))) continue;
+    if (view.formatsOnly && !rule.tokenFormat) continue;
+    if (rule.keywords && !rule.keywords.some((k) => has(k, rule.ci === true))) continue;
     scanRule(rule, view.text, (h) => {
       const [s, e] = view.toSource(h.start, h.end);
       stopped = onHit(h.kind, s, e);

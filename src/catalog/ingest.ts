@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { CatalogError, CatalogErrorCode } from './catalog.errors';
 import { classify } from './classification';
+import { scrubCompactView } from './credential-compact-scan';
 import { type CredentialFinding, scrubSchema, scrubText } from './credential-scrub';
 import { containsCredential } from './credentials';
 import type { Classification, JsonObject } from './descriptor';
 import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bounds';
 import { compactFor } from './compact-view';
+import { compact } from './compact';
 import { schemaProblem } from './json-schema-check';
 import { isValidToolId } from './tool-id';
 import type { IngestNote, ToolDefinition, ToolRecord } from './tool-record';
@@ -70,6 +72,7 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
   const outputSchemaText = outputSchema === null ? null : JSON.stringify(outputSchema);
   const claimsText = def.claims === undefined || def.claims === null ? null : boundedJson(def.claims, bounds);
   const compactForm = compactFor(inputSchemaText);
+  const compactSchemaText = scrubCompactView(compactForm.schemaText, findings); // scanned as served (TC-DESC-4)
   return {
     unclassified: {
       toolId: def.toolId,
@@ -83,7 +86,7 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
       outputSchemaText,
       claimsText,
       contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
-      compactSchemaText: compactForm.schemaText,
+      compactSchemaText,
       compactNotesText: JSON.stringify(compactForm.notes),
       compactKey: compactForm.key,
       ingestNotesText: JSON.stringify(notes),
@@ -134,12 +137,17 @@ function requireSchema(v: unknown, field: string, bounds: IngestBounds): JsonObj
  * real servers send roots without a type (`{"$schema": "…draft-07…"}`). Issue 11 defect 8: such a root is served
  * as an object schema in both views (the compact view is built from the repaired text) and the repair is recorded
  * for admins; a root typed as something else, or a type list without "object", cannot describe tool arguments and
- * the tool is refused.
+ * the tool is refused. A typeless root is repaired only when it can accept an object (red team F11): the
+ * compactor, which resolves `$ref`s and folds `const`/`enum`/`oneOf`/`allOf`, decides, and a root it reports as
+ * not an object or as accepting no value (`{$ref → a string}`, `{enum: [1, 2]}`, `{oneOf: [string, number]}`) is
+ * refused instead of being served as `type: object`.
  */
 function objectRoot(schema: JsonObject, notes: IngestNote[]): JsonObject {
   const t = schema.type;
   if (t === 'object') return schema;
   if (t === undefined) {
+    const verdict = compact(schema).notes.find((n) => n.path === '' && n.rule === 'root' && n.action === 'relaxed');
+    if (verdict) refuse(`inputSchema must describe an object (its root has no "type" and cannot accept one: ${verdict.text})`);
     notes.push({ path: '/inputSchema', rule: 'root-type-missing', text: 'The inputSchema had no "type"; MCP requires "type": "object" at the root, so it is served as an object schema.' });
     return { ...schema, type: 'object' };
   }

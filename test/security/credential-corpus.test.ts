@@ -1,13 +1,15 @@
 /**
  * Issue 11, defect 2, the credential corpus: every real-looking token format × every encoding
  * (test/security/credential-forms.ts) placed in every position an MCP tool offers (description, title, name,
- * default, examples, x-* keys, const/enum, _meta, icons), each pushed through the real listing path. Nothing may
+ * default, examples, x-* keys, const/enum, _meta, icons; and since the red-team pass a `$ref`'d definition,
+ * patternProperties, dependentSchemas, a nested default, an unknown keyword, an enum split in two, the output
+ * schema), each pushed through the real listing path. Nothing may
  * be recoverable from any agent-visible view; each position has one expected outcome (redacted, removed, refused,
  * or never carried). Prints `credential corpus: N variants, R redacted, Q refused (quarantined), 0 reached a view`.
  */
 import { expect } from 'chai';
 import { mcpToolId } from '../../src/sources/mcp-tool-id';
-import { CORPUS_SEED, ENCODINGS, type Format, formats, leakIn, serve } from './credential-forms';
+import { CORPUS_SEED, ENCODINGS, type Format, applies, formats, leakIn, serve } from './credential-forms';
 
 type Outcome = 'redacted' | 'removed' | 'refused' | 'not carried';
 interface Position {
@@ -26,6 +28,15 @@ const POSITIONS: readonly Position[] = [
   { label: 'examples', expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: props({ value: { type: 'string', examples: ['plain', e] } }) }) },
   { label: 'x-* key', expect: 'removed', place: (e, i) => ({ name: 'probe', inputSchema: props({ value: { type: 'string', [i % 2 ? 'x-example' : 'x-vendor-hint']: e } }) }) },
   { label: 'const/enum', expect: 'refused', place: (e, i) => ({ name: 'probe', inputSchema: props({ value: i % 2 ? { const: e } : { enum: ['a', e] } }) }) },
+  // Issue 11 red team (F1, F2, F7): positions reached through references, pattern keys, dependent schemas, nested
+  // values, split enum values, annotations the table does not know, and the output schema.
+  { label: "$ref'd $defs default", expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: { ...props({ value: { $ref: '#/$defs/v' } }), $defs: { v: { type: 'string', default: e } } } }) },
+  { label: 'patternProperties default', expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: { ...props({}), patternProperties: { '^x_': { type: 'string', default: e } } } }) },
+  { label: 'dependentSchemas default', expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: { ...props({}), dependentSchemas: { q: { properties: { z: { type: 'string', default: e } } } } } }) },
+  { label: 'nested object default', expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: props({ value: { type: 'object', default: { inner: [{ v: e }] } } }) }) },
+  { label: 'unknown keyword', expect: 'removed', place: (e, i) => ({ name: 'probe', inputSchema: props({ value: { type: 'string', [i % 2 ? 'placeholder' : 'defaultValue']: e } }) }) },
+  { label: 'enum split in two', expect: 'refused', place: (e) => ({ name: 'probe', inputSchema: props({ value: { type: 'string', enum: [e.slice(0, Math.floor(e.length / 2)), e.slice(Math.floor(e.length / 2))] } }) }) },
+  { label: 'outputSchema default', expect: 'removed', place: (e) => ({ name: 'probe', inputSchema: props({}), outputSchema: props({ out: { type: 'string', default: e } }) }) },
   { label: '_meta', expect: 'not carried', place: (e) => ({ name: 'probe', inputSchema: props({}), _meta: { 'io.example/credential': e } }) },
   { label: 'icons', expect: 'not carried', place: (e) => ({ name: 'probe', inputSchema: props({}), icons: [{ src: `https://cdn.example.com/${e}.png`, mimeType: 'image/png' }] }) },
 ];
@@ -43,7 +54,7 @@ function placements(): Placement[] {
   let i = 0;
   for (const format of formats())
     for (const encoding of ENCODINGS) {
-      if (encoding.prefixedOnly && !format.prefixed) continue;
+      if (!applies(encoding, format)) continue;
       const encoded = encoding.encode(format.secret);
       for (const position of POSITIONS) {
         const raw = position.place(encoded, i++);

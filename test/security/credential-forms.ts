@@ -82,13 +82,39 @@ export interface Encoding {
   readonly encode: (s: string) => string;
   /** Applies only to formats with a fixed prefix. */
   readonly prefixedOnly?: boolean;
+  /** Applies only to secrets without a `-` or space of their own (a split by those separators would merge with theirs). */
+  readonly separatorFree?: boolean;
 }
+
+/** Whether `encoding` applies to `format` (see Encoding). */
+export const applies = (encoding: Encoding, format: Format): boolean =>
+  (format.prefixed || !encoding.prefixedOnly) && (!encoding.separatorFree || !/[- ]/.test(format.secret));
 
 const pctAll = (s: string) => [...Buffer.from(s, 'utf8')].map((x) => `%${x.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 const insertEvery = (s: string, n: number, marks: readonly string[]) => {
   let out = '';
   for (let i = 0; i < s.length; i++) out += (i > 0 && i % n === 0 ? marks[(i / n) % marks.length] : '') + s[i];
   return out;
+};
+
+const hexBytes = (s: string) => [...Buffer.from(s, 'utf8')].map((x) => x.toString(16).padStart(2, '0'));
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => {
+  const base = c <= 'Z' ? 65 : 97;
+  return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+});
+const base32 = (s: string) => {
+  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const x of Buffer.from(s)) bits += x.toString(2).padStart(8, '0');
+  let out = '';
+  for (let i = 0; i < bits.length; i += 5) out += A[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+  return out + '='.repeat((8 - (out.length % 8)) % 8);
+};
+/** Cyrillic (and one Greek) letters that look like the Latin ones they replace. */
+const LOOKALIKE: Record<string, string> = {
+  a: '\u0430', c: '\u0441', e: '\u0435', o: '\u03bf', p: '\u0440', x: '\u0445', y: '\u0443',
+  A: '\u0410', B: '\u0412', E: '\u0415', H: '\u041d', K: '\u041a', M: '\u041c', O: '\u041e', P: '\u0420', T: '\u0422', X: '\u0425',
 };
 
 export const ENCODINGS: readonly Encoding[] = [
@@ -108,6 +134,20 @@ export const ENCODINGS: readonly Encoding[] = [
   { label: 'fullwidth', encode: (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)) },
   { label: 'split across a quoted concat', encode: (s) => `"${s.slice(0, Math.floor(s.length / 2))}" + "${s.slice(Math.floor(s.length / 2))}"` },
   { label: 'JSON \\u escapes', encode: (s) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('') },
+  // Issue 11 red team (F7).
+  { label: 'hex bytes with colons', encode: (s) => hexBytes(s).join(':') },
+  { label: 'hex bytes with spaces', encode: (s) => hexBytes(s).join(' ') },
+  { label: 'hex 0x byte array', encode: (s) => hexBytes(s).map((h) => `0x${h}`).join(', ') },
+  { label: 'percent-encoded three times', encode: (s) => pctAll(s).replace(/%/g, '%25').replace(/%/g, '%25') },
+  { label: 'ROT13', encode: rot13, prefixedOnly: true },
+  { label: 'base32', encode: base32 },
+  { label: 'base64 written backwards', encode: (s) => [...Buffer.from(s).toString('base64')].reverse().join('') },
+  { label: 'base64 three deep', encode: (s) => b64(b64(b64(s))) },
+  { label: 'Cyrillic and Greek look-alikes', encode: (s) => s.replace(/[aceopxyABEHKMOPTX]/g, (c) => LOOKALIKE[c]) },
+  { label: 'grouped by dashes', encode: (s) => insertEvery(s, 6, ['-']), separatorFree: true },
+  { label: 'spelled out with spaces', encode: (s) => [...s].join(' '), separatorFree: true },
+  { label: 'C-style adjacent literals', encode: (s) => `"${s.slice(0, Math.floor(s.length / 2))}" "${s.slice(Math.floor(s.length / 2))}"` },
+  { label: 'array join', encode: (s) => `["${s.slice(0, Math.floor(s.length / 3))}","${s.slice(Math.floor(s.length / 3))}"].join("")` },
 ];
 
 // ---- the ingest path and the served bytes ------------------------------------------------------------------
@@ -127,7 +167,23 @@ export function serve(rawTool: Record<string, unknown>, source = 'leaky'): Serve
   return { refused: null, views: [serializeStandard(record), serializeCompact(record)], findings };
 }
 
-/** Independent decodings of served text: every string value, as is, NFKC'd, reversed, percent-, base64- and hex-decoded. */
+const UNLOOK: Record<string, string> = Object.fromEntries(Object.entries(LOOKALIKE).map(([latin, other]) => [other, latin]));
+const unrot = rot13;
+const unbase32 = (run: string) => {
+  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of run.toUpperCase().replace(/=+$/, '')) bits += A.indexOf(c).toString(2).padStart(5, '0');
+  const out: number[] = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) out.push(parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(out).toString('latin1');
+};
+const unpct = (t: string) => t.replace(/(?:%[0-9a-fA-F]{2})+/g, (m) => Buffer.from(m.replace(/%/g, ''), 'hex').toString('latin1'));
+
+/**
+ * Independent decodings of served text: every string value, as is, NFKC'd (look-alike letters mapped back),
+ * separators and quoted joins squeezed out, reversed, ROT13'd, percent-decoded (three times), base64- (also
+ * backwards, three levels), base32- and hex-decoded (also hex bytes with separators).
+ */
 export function decodedForms(served: string): string[] {
   const strings: string[] = [served];
   const walk = (v: unknown): void => {
@@ -137,14 +193,20 @@ export function decodedForms(served: string): string[] {
   walk(JSON.parse(served));
   const out: string[] = [];
   for (const s of strings) {
-    const plain = s.normalize('NFKC').replace(/[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g, '').replace(/["']\s*\+\s*["']/g, '');
-    const unescaped = plain
-      .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-      .replace(/(?:%[0-9a-fA-F]{2})+/g, (m) => Buffer.from(m.replace(/%/g, ''), 'hex').toString('latin1'))
-      .replace(/(?:%[0-9a-fA-F]{2})+/g, (m) => Buffer.from(m.replace(/%/g, ''), 'hex').toString('latin1'));
-    out.push(s, plain, unescaped, [...unescaped].reverse().join(''));
-    for (const run of unescaped.match(/[A-Za-z0-9+/_-]{16,}={0,2}/g) ?? []) out.push(Buffer.from(run, 'base64').toString('latin1'));
-    for (const run of unescaped.match(/(?:[0-9a-fA-F]{2}){8,}/g) ?? []) out.push(Buffer.from(run, 'hex').toString('latin1'));
+    const plain = s.normalize('NFKC').replace(/[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g, '').replace(/["']\s*[+,]?\s*["']/g, '').replace(/./gu, (c) => UNLOOK[c] ?? c);
+    const unescaped = unpct(unpct(unpct(plain.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))))));
+    const squeezed = unescaped.replace(/[- ]/g, '');
+    const hexJoined = unescaped.replace(/(?:0x)?([0-9a-fA-F]{2})(?:[:, ]{1,2}|$)/g, '$1');
+    out.push(s, plain, unescaped, squeezed, [...unescaped].reverse().join(''), unrot(unescaped));
+    const b64Levels = [unescaped, [...unescaped].reverse().join('')];
+    for (let level = 0; level < 3; level++) {
+      const next: string[] = [];
+      for (const t of b64Levels.splice(0)) for (const run of t.match(/[A-Za-z0-9+/_-]{16,}={0,2}/g) ?? []) next.push(Buffer.from(run, 'base64').toString('latin1'));
+      out.push(...next);
+      b64Levels.push(...next);
+    }
+    for (const run of unescaped.match(/[A-Z2-7]{16,}=*/g) ?? []) out.push(unbase32(run));
+    for (const t of [unescaped, hexJoined]) for (const run of t.match(/(?:[0-9a-fA-F]{2}){8,}/g) ?? []) out.push(Buffer.from(run, 'hex').toString('latin1'));
   }
   return out;
 }
