@@ -4,7 +4,7 @@ import type { McpSourceEntity } from '../persistence/mcp-source.entity';
 import type { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { requireRole } from '../services/admin-scope';
 import type { SourceInput } from '../sources/source-admin.service';
-import { redactJson, redactText } from '../catalog/credential-redaction';
+import { redactArgs, redactJson, redactText } from '../catalog/credential-redaction';
 import type { SecretValue } from '../sources/source-spec';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
@@ -124,7 +124,7 @@ export class SourceResolver {
     // typed into the command line is stored as given (the server needs it) and shown redacted (issue 11).
     const names = await this.s.sources.secretNames(r.name);
     return Object.assign(new McpSourceType(), {
-      name: r.name, transport: r.transport, command: redactText(r.command), args: (JSON.parse(r.args) as string[]).map((a) => redactText(a)), url: redactText(r.publicUrl),
+      name: r.name, transport: r.transport, command: redactText(r.command), args: redactArgs(JSON.parse(r.args) as string[]), url: redactText(r.publicUrl),
       envNames: names.env.map((n) => redactText(n)), headerNames: names.headers.map((n) => redactText(n)),
       tenantId: r.tenantId, driftPolicy: r.driftPolicy, syncIntervalSeconds: r.syncIntervalSeconds, enabled: Boolean(r.enabled), origin: r.origin,
       status: r.status, lastError: redactText(r.lastError), lastSyncAt: r.lastSyncAt, lastSuccessAt: r.lastSuccessAt, toolCount: r.toolCount, quarantinedCount: r.quarantinedCount,

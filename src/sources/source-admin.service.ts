@@ -1,3 +1,4 @@
+import { redactArgs } from '../catalog/credential-redaction';
 import { Like, type DataSource, type EntityManager } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { Principal } from '../catalog/principal';
@@ -191,7 +192,7 @@ export class SourceAdminService {
   private async auditView(m: EntityManager, s: McpSourceEntity): Promise<Record<string, unknown>> {
     const sec = await m.getRepository(McpSourceSecretEntity).findOne({ where: { sourceName: s.name } });
     return {
-      name: s.name, transport: s.transport, command: s.command, args: JSON.parse(s.args), url: s.publicUrl, tenantId: s.tenantId, driftPolicy: s.driftPolicy,
+      name: s.name, transport: s.transport, command: s.command, args: redactArgs(JSON.parse(s.args) as string[]), url: s.publicUrl, tenantId: s.tenantId, driftPolicy: s.driftPolicy,
       syncIntervalSeconds: s.syncIntervalSeconds, enabled: Boolean(s.enabled), envNames: Object.keys(sec ? JSON.parse(sec.env) : {}), headerNames: Object.keys(sec ? JSON.parse(sec.headers) : {}),
     };
   }
