@@ -54,8 +54,16 @@ export function redactSecretForms(text: string, secrets: readonly string[]): str
       out += text[i++];
       continue;
     }
-    while (i < text.length && mark[i]) i++;
-    out += '[redacted]';
+    let end = i;
+    while (end < text.length && mark[end]) end++;
+    // A window may start or end on the space beside a secret (a form such as `Bearer <token>` has one inside):
+    // the spaces at the edges of a run stay, so the text around the redaction reads as before.
+    let from = i;
+    let to = end;
+    while (from < to && /\s/.test(text[from])) from++;
+    while (to > from && /\s/.test(text[to - 1])) to--;
+    out += text.slice(i, from) + (to > from ? '[redacted]' : '') + text.slice(to, end);
+    i = end;
   }
   return out;
 }
