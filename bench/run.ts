@@ -8,7 +8,7 @@
  * is only the client (the load generator and the admin calls), so the generator never shares a server's
  * event loop. The ceiling lives in the same process as toolcat, so the a/e ratio compares like with like.
  *
- *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync]
+ *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile]
  *                          [--duration=MS] [--warmup=MS] [--concurrency=N] [--rounds=N] [--max-tools=N]
  *                          [--postgres-url=URL] [--no-postgres] [--profile] [--sequential-build] [--full-warm]
  *
@@ -21,6 +21,7 @@
  *   --full-warm         at the largest size, list every tenant once and report RSS after that
  */
 import { compactionTable, runCompaction } from './compaction';
+import { HOSTILE_SCENARIOS, hostileSection, runHostile } from './hostile';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -43,6 +44,7 @@ function wants(o: Options, section: string): boolean {
   if (o.only.has(section)) return true;
   if (section === 'throughput') return THROUGHPUT.some((s) => o.only!.has(s));
   if (section === 'scale-sqlite' || section === 'scale-postgres') return o.only.has('scale');
+  if (section === 'hostile') return HOSTILE_SCENARIOS.some((h) => o.only!.has(h.id)); // issue 12: --only=hostile or one scenario
   return false;
 }
 
@@ -556,12 +558,15 @@ async function main(): Promise<void> {
   await runCleanups();
   if (wants(o, 'sync')) sync = await syncFigure(o);
   await runCleanups();
+  const hostile = wants(o, 'hostile') ? await runHostile(o) : [];
+  await runCleanups();
   // Issue 3: compaction throughput over the real-server corpus and the diamond blow-up (in this process, idle).
   const compaction = wants(o, 'compaction') ? runCompaction(o.quick ? 1000 : 3000) : null;
 
   if (t) sections.push(throughputSection(t));
   for (const s of scales) sections.push(scaleSection(s));
   if (sync) sections.push(syncSection(sync));
+  if (hostile.length) sections.push(hostileSection(hostile));
   if (compaction) sections.push(`### Compaction (issue 3)\n\n${compactionTable(compaction)}`);
   sections.push(targetsSection(t, scales, o));
   sections.push(`_Total bench time ${fmt((performance.now() - started) / 1000)} s._`);
