@@ -25,6 +25,8 @@ export interface HostileFigure {
   readonly title: string;
   /** The neighbour's GET /tools while the disturbance ran. */
   readonly neighbour: LoadResult;
+  /** A write of someone else while it ran (GraphQL createTenant every 500 ms): latency and failures. */
+  readonly writes: { readonly n: number; readonly maxMs: number; readonly failures: number; readonly firstFailure: string | null };
   /** Wall time of the disturbance as the bench saw it (e.g. the syncSource round trip). */
   readonly durationMs: number;
   readonly rssBefore: number;
@@ -40,7 +42,7 @@ export interface HostileContext {
   readonly gql: Gql;
   readonly dir: string;
   /** Runs `work` while the neighbour's load runs and RSS is sampled; the load stops when `work` ends. */
-  besideNeighbour<T>(work: () => Promise<T>): Promise<{ result: T; neighbour: LoadResult; durationMs: number; rssBefore: number; peakRss: number }>;
+  besideNeighbour<T>(work: () => Promise<T>): Promise<{ result: T; neighbour: LoadResult; writes: HostileFigure['writes']; durationMs: number; rssBefore: number; peakRss: number }>;
 }
 
 export interface HostileScenario {
@@ -50,6 +52,8 @@ export interface HostileScenario {
 }
 
 const NEIGHBOUR_CONCURRENCY = 4;
+/** Each connection sends a request every 40 ms: a steady 100 requests/s, not a load that saturates the server. */
+const NEIGHBOUR_PACING_MS = 40;
 
 /** Defect 1: a server listing 5,000 heavy tools (~16 KB descriptions, 40 properties each), synced once over stdio. */
 const bigSource: HostileScenario = {
@@ -69,7 +73,7 @@ const bigSource: HostileScenario = {
     if (s.error) log(`  sync error: ${s.error}`);
     return {
       scenario: this.id, title: count === 5_000 ? this.title : this.title.replace('5,000', count.toLocaleString('en-US')),
-      neighbour: m.neighbour, durationMs: m.durationMs, rssBefore: m.rssBefore, peakRss: m.peakRss,
+      neighbour: m.neighbour, writes: m.writes, durationMs: m.durationMs, rssBefore: m.rssBefore, peakRss: m.peakRss,
       notes: [`big-source: status ${s.status}, ${s.toolCount} tools served, durationMs reported by toolcat ${fmt(s.durationMs)}.`],
     };
   },
@@ -115,14 +119,33 @@ async function withToolcat<T>(o: Options, fn: (ctx: HostileContext) => Promise<T
         const stopLoad = new AbortController();
         const load = runLoad({
           baseUrl: url, targets: [{ path: '/tools', headers: { authorization: `Bearer ${neighbour.key}` } }], concurrency: NEIGHBOUR_CONCURRENCY,
-          warmupMs: 0, durationMs: 600_000, maxRequests: 5_000_000, expectStatus: 200, signal: stopLoad.signal,
+          warmupMs: 0, durationMs: 600_000, maxRequests: 5_000_000, expectStatus: 200, signal: stopLoad.signal, pacingMs: NEIGHBOUR_PACING_MS,
         });
+        // Someone else writes meanwhile: one small GraphQL mutation every 500 ms (issue 12: no write of anyone else
+        // fails or waits seconds because a sync runs).
+        const writes = { n: 0, maxMs: 0, failures: 0, firstFailure: null as string | null };
+        const writer = (async () => {
+          for (let i = 0; !stopLoad.signal.aborted; i++) {
+            const w0 = performance.now();
+            try {
+              await gql.run('mutation($n: String!) { createTenant(name: $n) { id } }', { n: `probe-${i}` });
+            } catch (err) {
+              writes.failures++;
+              writes.firstFailure ??= (err as Error).message.slice(0, 200);
+            }
+            writes.n++;
+            writes.maxMs = Math.max(writes.maxMs, performance.now() - w0);
+            await sleep(500);
+          }
+        })();
         await sleep(200); // the loops are running before the disturbance starts
         const t0 = performance.now();
         try {
           const result = await work();
           const durationMs = performance.now() - t0;
-          return { result, durationMs, rssBefore, peakRss: Math.max(peakRss, memoryOf(worker.pid).rss), neighbour: await stopAnd(load, stopLoad) };
+          const neighbour = await stopAnd(load, stopLoad);
+          await writer;
+          return { result, durationMs, rssBefore, peakRss: Math.max(peakRss, memoryOf(worker.pid).rss), neighbour, writes };
         } finally {
           stopLoad.abort();
           clearInterval(sampler);
@@ -145,21 +168,22 @@ export function hostileSection(figures: readonly HostileFigure[]): string {
   const rows = figures.map((f) => {
     const l = f.neighbour.latency;
     return [
-      f.title, String(f.neighbour.requests), fmt(l.p50, 2), fmt(l.p99, 2), fmt(l.max, 1), String(f.neighbour.errors), fmt(f.durationMs / 1000, 1), mb(f.rssBefore), mb(f.peakRss),
+      f.title, String(f.neighbour.requests), fmt(l.p50, 2), fmt(l.p99, 2), fmt(l.max, 1), String(f.neighbour.errors), `${f.writes.n} / ${fmt(f.writes.maxMs, 1)} / ${f.writes.failures}`,
+      fmt(f.durationMs / 1000, 1), mb(f.rssBefore), mb(f.peakRss),
     ];
   });
   const targets = figures.map((f) => {
     const l = f.neighbour.latency;
     const ok = l.p99 < 50 && l.max < 250 && f.neighbour.errors === 0;
     return `- ${f.scenario}: neighbour p99 ${fmt(l.p99, 1)} ms (target < 50), max ${fmt(l.max, 1)} ms (target < 250), ${f.neighbour.errors} errors: ${ok ? 'met' : '**not met**'}` +
-      `${f.neighbour.firstError ? ` (first error: ${f.neighbour.firstError})` : ''}.`;
+      `${f.neighbour.firstError ? ` (first error: ${f.neighbour.firstError})` : ''}; other writes: max ${fmt(f.writes.maxMs, 0)} ms, ${f.writes.failures} failed${f.writes.firstFailure ? ` (${f.writes.firstFailure})` : ''}.`;
   });
   return [
     '### Hostile neighbours (issue 12)',
     '',
-    markdownTable(['disturbance', 'neighbour requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'duration s', 'RSS before MB', 'peak RSS MB'], rows),
+    markdownTable(['disturbance', 'neighbour requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other writes: n / max ms / failed', 'duration s', 'RSS before MB', 'peak RSS MB'], rows),
     '',
-    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools in a closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
+    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools steadily (closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections, each sending its next request ${NEIGHBOUR_PACING_MS} ms after the previous one started: ${Math.round((NEIGHBOUR_CONCURRENCY * 1000) / NEIGHBOUR_PACING_MS)} requests/s while answers are fast) from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
     ...targets,
     ...figures.flatMap((f) => f.notes.map((n) => `- ${n}`)),
     '',

@@ -31,6 +31,11 @@ export interface LoadSpec {
   readonly expectStatus: number;
   /** Stop early when aborted (in-process only; the hostile-neighbours section runs a load for as long as a sync). */
   readonly signal?: AbortSignal;
+  /**
+   * A steady load instead of a saturating one: each connection starts its next request this many ms after it
+   * started the previous one (or at once when the answer took longer). Latency still counts from send to answer.
+   */
+  readonly pacingMs?: number;
 }
 
 export interface LoadResult {
@@ -110,6 +115,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         bytes += out.bytes;
         if (latencies.length >= spec.maxRequests) stopAt = done;
       }
+      const wait = spec.pacingMs ? start + spec.pacingMs - performance.now() : 0;
+      if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, Math.max(0, stopAt - performance.now()))));
     }
   };
   await Promise.all(Array.from({ length: spec.concurrency }, loop));
