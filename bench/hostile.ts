@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- --only=hostile` (issue 12): what a hostile or merely huge source does to its neighbours. Each
  * scenario runs one disturbance (a 5,000-tool sync, a notification storm, …) inside a fresh toolcat process while
- * another tenant with a small catalog reads `GET /tools` in a steady closed loop, and reports that tenant's latency
- * (p50/p99/max, errors), the disturbance's duration and toolcat's peak RSS (sampled from /proc every 5 ms).
+ * another tenant with a small catalog reads `GET /tools` steadily and a host admin writes, and reports that tenant's
+ * latency (p50/p99/max, errors), the writes' worst wait and failures, the disturbance's duration and toolcat's peak
+ * RSS (sampled from /proc every 5 ms).
  *
  * A scenario is an entry of HOSTILE_SCENARIOS: it gets a running toolcat (`HostileContext`) and runs its
  * disturbance through `ctx.besideNeighbour(...)`, which owns the neighbour's load and the RSS sampling, so a new
@@ -183,7 +184,7 @@ export function hostileSection(figures: readonly HostileFigure[]): string {
     '',
     markdownTable(['disturbance', 'neighbour requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other writes: n / max ms / failed', 'duration s', 'RSS before MB', 'peak RSS MB'], rows),
     '',
-    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools steadily (closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections, each sending its next request ${NEIGHBOUR_PACING_MS} ms after the previous one started: ${Math.round((NEIGHBOUR_CONCURRENCY * 1000) / NEIGHBOUR_PACING_MS)} requests/s while answers are fast) from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
+    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools steadily (closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections, each sending its next request ${NEIGHBOUR_PACING_MS} ms after the previous one started: ${Math.round((NEIGHBOUR_CONCURRENCY * 1000) / NEIGHBOUR_PACING_MS)} requests/s while answers are fast) from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). Other writes: a host admin's GraphQL createTenant every 500 ms meanwhile, its worst round trip and failures. toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
     ...targets,
     ...figures.flatMap((f) => f.notes.map((n) => `- ${n}`)),
     '',
