@@ -29,6 +29,13 @@ export interface LoadSpec {
   /** Stop early after this many measured requests. */
   readonly maxRequests: number;
   readonly expectStatus: number;
+  /** Stop early when aborted (in-process only; the hostile-neighbours section runs a load for as long as a sync). */
+  readonly signal?: AbortSignal;
+  /**
+   * A steady load instead of a saturating one: each connection starts its next request this many ms after it
+   * started the previous one (or at once when the answer took longer). Latency still counts from send to answer.
+   */
+  readonly pacingMs?: number;
 }
 
 export interface LoadResult {
@@ -82,6 +89,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const measureStart = t0 + spec.warmupMs;
   const end = measureStart + spec.durationMs;
   let stopAt = end;
+  spec.signal?.addEventListener('abort', () => {
+    stopAt = Math.min(stopAt, performance.now());
+  });
 
   const loop = async () => {
     const conn = new Connection(host, port);
@@ -98,11 +108,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         firstError ??= out.error ?? `status ${out.status} (expected ${spec.expectStatus}) for ${target.method ?? 'GET'} ${target.path}`;
         if (errors > 1000) stopAt = 0; // something is wrong: do not spin
       }
-      if (start >= measureStart && done <= stopAt && ok) {
+      // With a signal, a request in flight when the load is stopped still counts: it may be the one that waited out
+      // a stall (issue 12), and dropping it would hide exactly what the hostile-neighbours section measures.
+      if (start >= measureStart && (done <= stopAt || spec.signal !== undefined) && ok) {
         latencies.push(done - start);
         bytes += out.bytes;
         if (latencies.length >= spec.maxRequests) stopAt = done;
       }
+      const wait = spec.pacingMs ? start + spec.pacingMs - performance.now() : 0;
+      if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, Math.max(0, stopAt - performance.now()))));
     }
   };
   await Promise.all(Array.from({ length: spec.concurrency }, loop));

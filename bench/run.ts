@@ -8,7 +8,7 @@
  * is only the client (the load generator and the admin calls), so the generator never shares a server's
  * event loop. The ceiling lives in the same process as toolcat, so the a/e ratio compares like with like.
  *
- *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile-storm]
+ *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile|big-source|hostile-storm]
  *                          [--duration=MS] [--warmup=MS] [--concurrency=N] [--rounds=N] [--max-tools=N]
  *                          [--postgres-url=URL] [--no-postgres] [--profile] [--sequential-build] [--full-warm]
  *
@@ -22,6 +22,7 @@
  */
 import { compactionTable, runCompaction } from './compaction';
 import { type StormFigure, runStorm, stormSection } from './hostile-storm';
+import { HOSTILE_SCENARIOS, hostileSection, runHostile } from './hostile';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +45,7 @@ function wants(o: Options, section: string): boolean {
   if (o.only.has(section)) return true;
   if (section === 'throughput') return THROUGHPUT.some((s) => o.only!.has(s));
   if (section === 'scale-sqlite' || section === 'scale-postgres') return o.only.has('scale');
+  if (section === 'hostile') return HOSTILE_SCENARIOS.some((h) => o.only!.has(h.id)); // issue 12: --only=hostile or one scenario
   return false;
 }
 
@@ -558,8 +560,10 @@ async function main(): Promise<void> {
   await runCleanups();
   if (wants(o, 'sync')) sync = await syncFigure(o);
   await runCleanups();
-  // Issue 12 defect 4: another tenant's reads beside a notification storm (the "hostile neighbours" section).
-  if (wants(o, 'hostile-storm')) storm = await runStorm(o);
+  // Issue 12 "hostile neighbours": another tenant's reads beside a 5,000-tool sync (defect 1) and beside a
+  // notification storm (defect 4). --only=hostile runs both; --only=big-source or --only=hostile-storm one of them.
+  const hostile = wants(o, 'hostile') ? await runHostile(o) : [];
+  if (!o.only || o.only.has('hostile') || o.only.has('hostile-storm')) storm = await runStorm(o);
   await runCleanups();
   // Issue 3: compaction throughput over the real-server corpus and the diamond blow-up (in this process, idle).
   const compaction = wants(o, 'compaction') ? runCompaction(o.quick ? 1000 : 3000) : null;
@@ -567,7 +571,9 @@ async function main(): Promise<void> {
   if (t) sections.push(throughputSection(t));
   for (const s of scales) sections.push(scaleSection(s));
   if (sync) sections.push(syncSection(sync));
-  if (storm) sections.push(`### Hostile neighbours (issue 12)\n\n${stormSection(storm)}`);
+  if (hostile.length || storm) {
+    sections.push([hostile.length ? hostileSection(hostile) : '### Hostile neighbours (issue 12)', storm ? `#### Notification storm (defect 4)\n\n${stormSection(storm)}` : ''].filter(Boolean).join('\n\n'));
+  }
   if (compaction) sections.push(`### Compaction (issue 3)\n\n${compactionTable(compaction)}`);
   sections.push(targetsSection(t, scales, o));
   sections.push(`_Total bench time ${fmt((performance.now() - started) / 1000)} s._`);

@@ -35,6 +35,9 @@ import { toSourceInput } from './sources/config-sources';
 import { SourceAdminService } from './sources/source-admin.service';
 import { SourceScheduler } from './sources/source-scheduler';
 import { SourceSnapshotService } from './sources/source-snapshot.service';
+import { type IngestPoolOptions, IngestPool } from './sources/ingest-pool';
+import { WriteGate, useImmediateTransactions } from './persistence/sqlite-immediate';
+import { createSnapshotStore } from './sources/snapshot-store';
 import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
 
@@ -64,10 +67,15 @@ export class PendingMigrationsError extends Error {
  * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
  * Fails whole (and closes what it opened) when anything is misconfigured: no half-configured service.
  */
-export async function createApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions> } = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
   const dataSource = createDataSource(config.db);
   await dataSource.initialize();
+  // Issue 12: SQLite writers of this process take the write lock before they read, and wait (asynchronously) for the
+  // snapshot writer thread's swaps instead of sleeping in SQLite's busy handler on the event loop.
+  const writeGate = new WriteGate();
+  useImmediateTransactions(dataSource, writeGate);
+  let snapshots: SourceSnapshotService | null = null;
   try {
     if (await dataSource.showMigrations()) {
       if (!config.migrateOnStart) throw new PendingMigrationsError();
@@ -78,11 +86,16 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
     await generation.watch(dataSource, config.versionPollMs);
     const toolRepository = new ToolRepository(dataSource);
     const cache = new CatalogCache(toolRepository, generation, config.cache);
-    await refreshDerivedRows(dataSource, log);
+    // Issue 12: listings are examined in a bounded worker pool and published by staged snapshots; a swap committed
+    // outside TypeORM (the SQLite writer thread) advances the in-process generation through this callback.
+    snapshots = new SourceSnapshotService(dataSource, log, undefined, {
+      pool: new IngestPool(opts.ingest), store: createSnapshotStore(dataSource, writeGate), onCatalogChanged: () => generation.advance(),
+    });
+    if (config.db.type === 'postgres') await snapshots.store.discardOlderThan(new Date(Date.now() - STAGING_MAX_AGE_MS).toISOString());
+    await refreshDerivedRows(dataSource, log, snapshots);
     const tenancy = new TenancyService(dataSource, generation, config.tenantDefaultCeiling);
     const identity = createIdentity(config, tenancy, log);
     const toolAdmin = new ToolAdminService(dataSource, log);
-    const snapshots = new SourceSnapshotService(dataSource, log);
     const metricsHook: { current?: (r: { source: string; status: string }) => void } = {};
     const sync = new SourceSyncService(dataSource, snapshots, log, {
       limits: config.syncLimits,
@@ -157,6 +170,7 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
           health.stop();
           scheduler.stop();
           await sync.stop();
+          await snapshots!.close();
           await listener?.stop();
           await apollo.stop();
           await agentApollo.stop();
@@ -166,10 +180,14 @@ export async function createApp(config: Config, opts: { log?: Logger } = {}): Pr
       },
     };
   } catch (err) {
+    await snapshots?.close().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw err;
   }
 }
+
+/** Staging rows older than this were left by a process that died mid-sync (PostgreSQL; SQLite stages per connection). */
+const STAGING_MAX_AGE_MS = 60 * 60 * 1000;
 
 async function applyConfigFile(services: AppServices, file: string): Promise<void> {
   const loaded = loadConfigFile(file);

@@ -15,6 +15,7 @@ import { AddCompactView1764480000000 } from './migrations/1764480000000-add-comp
 import { AddAuditLog1764490000000 } from './migrations/1764490000000-add-audit-log';
 import { ToolIdByteOrderIndex1764500000000 } from './migrations/1764500000000-tool-id-byte-order-index';
 import { CeilingsGroupsRowHash1764510000000 } from './migrations/1764510000000-ceilings-groups-row-hash';
+import { StagedSnapshots1764520000000 } from './migrations/1764520000000-staged-snapshots';
 import { SyncProgressThrottle1764530000000 } from './migrations/1764530000000-sync-progress-throttle';
 import { TenantCeilingEntity } from './tenant-ceiling.entity';
 import { AuditEntity } from './audit.entity';
@@ -27,7 +28,7 @@ export const ENTITIES = [
   McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity,
 ];
 export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
-  CeilingsGroupsRowHash1764510000000, SyncProgressThrottle1764530000000,
+  CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
 ];
 
 /**

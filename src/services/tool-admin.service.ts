@@ -10,7 +10,7 @@ import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { ClassificationEntity } from '../persistence/classification.entity';
 import { ToolEntity } from '../persistence/tool.entity';
 import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
-import { projectSource } from '../sources/source-projection';
+import { lockSourceProjection, projectSource, sourceOfToolId } from '../sources/source-projection';
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
@@ -128,14 +128,19 @@ export class ToolAdminService {
   async classifyTool(actor: Principal | null, toolId: string, c: Classification): Promise<ToolRecord> {
     const p = requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
-      const upstream = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
+      // Issue 12 defect 3: the source's projection lock comes first, before the listing and decision are read, so a
+      // sync planned before this decision cannot publish over it (its swap sees the lock's new version and plans
+      // again) and one that published first is what this projection reads.
+      const source = sourceOfToolId(toolId);
+      if (source) await lockSourceProjection(m, source);
+      const upstream = source ? await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId, sourceName: source } }) : null;
       const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
       const previous = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: row?.tenantId ?? null, before: previous ? classificationView(previous) : null, after: c });
       if (upstream && !upstream.quarantineReason) {
         assertClassificationAllowed('mcp', c);
         await this.saveClassification(m, toolId, c, `principal:${p.id}`, upstream.definitionHash);
-        await projectSource(m, upstream.sourceName);
+        await projectSource(m, upstream.sourceName, { only: [toolId] }); // one decision changed: one tool is projected
       } else if (row && row.source === 'host-extension') {
         assertClassificationAllowed('host-extension', c);
         await this.saveClassification(m, toolId, c, `principal:${p.id}`, row.contentHash);
@@ -150,7 +155,9 @@ export class ToolAdminService {
   async unclassifyTool(actor: Principal | null, toolId: string): Promise<ToolRecord> {
     requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
-      const upstream = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
+      const source = sourceOfToolId(toolId);
+      if (source) await lockSourceProjection(m, source); // first, as in classifyTool (issue 12 defect 3)
+      const upstream = source ? await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId, sourceName: source } }) : null;
       if (!upstream) {
         const row = await m.getRepository(ToolEntity).findOne({ where: { toolId } });
         if (row?.source === 'host-extension') throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Host extensions always carry a classification; update the extension instead.');
@@ -159,7 +166,7 @@ export class ToolAdminService {
       const previous = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       await m.getRepository(ClassificationEntity).delete({ toolId });
       await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before: previous ? classificationView(previous) : null, after: null });
-      await projectSource(m, upstream.sourceName);
+      await projectSource(m, upstream.sourceName, { only: [toolId] });
       return this.servedOrFail(m, toolId);
     });
   }

@@ -71,8 +71,36 @@ export function buildSnapshot(sourceName: string, tenantId: string | null, rawTo
   return result;
 }
 
-function examine(sourceName: string, tenantId: string | null, raw: unknown, index: number, bounds?: IngestBounds): UpstreamTool {
-  const rawText = safeJson(raw);
+/**
+ * One listed tool from its JSON text, as the ingest workers examine it (issue 12: the text is what crosses the thread
+ * boundary, and what is stored). `rawHash` lets a later sync compare listings without reading stored texts back.
+ */
+export interface ExaminedTool extends Omit<UpstreamTool, 'rawText'> {
+  readonly rawHash: string;
+}
+
+export function examineText(sourceName: string, tenantId: string | null, rawText: string, index: number, bounds?: IngestBounds): ExaminedTool {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(rawText);
+  } catch {
+    raw = rawText; // not JSON: examined as the non-object it is
+  }
+  const { rawText: _text, ...t } = examine(sourceName, tenantId, raw, index, bounds, rawText);
+  return { ...t, rawHash: rawHashOf(rawText) };
+}
+
+export function rawHashOf(rawText: string): string {
+  return createHash('sha256').update(rawText).digest('hex');
+}
+
+/** The JSON text a listed tool is stored and examined as. */
+export function rawTextOf(raw: unknown): string {
+  return safeJson(raw);
+}
+
+function examine(sourceName: string, tenantId: string | null, raw: unknown, index: number, bounds?: IngestBounds, text?: string): UpstreamTool {
+  const rawText = text ?? safeJson(raw);
   const rec = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   const name = rec && typeof rec.name === 'string' ? rec.name : `#${index}`;
   const base = { key: keyOf(sourceName, name), name: name.slice(0, 512), rawText, findings: [] as CredentialFinding[], gated: null };

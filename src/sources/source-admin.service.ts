@@ -14,8 +14,8 @@ import { writeAudit } from '../audit/audit';
 import { writeTransaction } from '../services/write-transaction';
 import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
 import { keyOf } from './snapshot';
-import { change } from './source-snapshot.service';
-import { projectSource, reviewStateOf } from './source-projection';
+import { change } from './snapshot-change';
+import { lockSourceProjection, projectSource, reviewStateOf, sourceOfToolId } from './source-projection';
 
 export interface SourceInput {
   readonly spec: McpSourceSpec;
@@ -65,6 +65,7 @@ export class SourceAdminService {
   async update(actor: Principal | null, input: SourceInput): Promise<McpSourceEntity> {
     requireRole(actor, 'host-admin');
     return this.ds.transaction(async (m) => {
+      await lockSourceProjection(m, input.spec.name); // first: this transaction projects the source (issue 12 defect 3)
       const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
       if (!old) throw notFound('source');
       const before = await this.auditView(m, old);
@@ -136,7 +137,9 @@ export class SourceAdminService {
   async approve(actor: Principal | null, toolId: string): Promise<void> {
     const p = requireRole(actor, 'host-admin');
     await this.ds.transaction(async (m) => {
-      const u = await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId } });
+      const source = sourceOfToolId(toolId);
+      if (source) await lockSourceProjection(m, source); // first: this transaction projects the source (issue 12 defect 3)
+      const u = source ? await m.getRepository(UpstreamToolEntity).findOne({ where: { toolId, sourceName: source } }) : null;
       const d = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       if (!u || u.quarantineReason) throw notFound('MCP tool');
       if (!d) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'The tool has no classification to approve; classify it instead.');
@@ -147,7 +150,7 @@ export class SourceAdminService {
       await m.getRepository(ClassificationEntity).save(d);
       await m.getRepository(ToolChangeEntity).save(change(u.sourceName, u.name, toolId, 'approved', null, u.definitionHash, `by principal:${p.id}`, nowIso()));
       await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before, after: { approvedHash: d.approvedHash, decidedBy: d.decidedBy } });
-      await projectSource(m, u.sourceName);
+      await projectSource(m, u.sourceName, { only: [toolId] });
     });
   }
 

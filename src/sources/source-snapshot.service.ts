@@ -1,97 +1,139 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { IngestBounds } from '../catalog/ingest-bounds';
-import { McpSourceEntity } from '../persistence/mcp-source.entity';
-import { ToolChangeEntity } from '../persistence/tool-change.entity';
-import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
-import { redactText } from '../catalog/credential-redaction';
-import { buildSnapshot } from './snapshot';
-import { type GatedListing, projectSource } from './source-projection';
+import { IngestPool } from './ingest-pool';
+import { type SnapshotOutcome, SnapshotSession } from './snapshot-session';
+import { type SnapshotStore, createSnapshotStore } from './snapshot-store';
 
-export interface SnapshotOutcome {
-  readonly added: number;
-  readonly changed: number;
-  readonly removed: number;
-  readonly quarantined: number;
-  readonly served: number;
-}
+export { change } from './snapshot-change';
+export type { SnapshotOutcome } from './snapshot-session';
 
-// Orders changes written in the same millisecond (history is read ordered by `at`, then `seq`).
-let changeSeq = 0;
+/** How many times a listing is applied again when the source was projected during the attempt (see commit()). */
+const ATTEMPTS = 5;
+/** A stored listing is read back this many tools at a time when a source is projected again. */
+const STORED_PAGE = 200;
 
-/**
- * Applies one complete tool listing of a source, atomically: upstream tools as received, quarantine,
- * change history, and the served projection. A failed sync never calls this, so the last good snapshot
- * keeps serving. Nothing here can touch another source's rows.
- */
-export class SourceSnapshotService {
-  constructor(
-    private readonly ds: DataSource,
-    private readonly log: Logger,
-    private readonly bounds?: IngestBounds,
-  ) {}
-
-  async apply(sourceName: string, rawTools: readonly unknown[]): Promise<SnapshotOutcome> {
-    return this.ds.transaction(async (m) => {
-      const src = await m.getRepository(McpSourceEntity).findOne({ where: { name: sourceName } });
-      if (!src) throw new Error(`no source named ${sourceName}`);
-      const snapshot = buildSnapshot(sourceName, src.tenantId, rawTools, this.bounds);
-      const repo = m.getRepository(UpstreamToolEntity);
-      const existing = new Map((await repo.find({ where: { sourceName } })).map((u) => [u.key, u]));
-      const now = nowIso();
-      let added = 0;
-      let changed = 0;
-      const changes: ToolChangeEntity[] = [];
-      const writes: UpstreamToolEntity[] = [];
-      for (const t of snapshot) {
-        const old = existing.get(t.key);
-        existing.delete(t.key);
-        if (old && old.definitionHash === t.definitionHash && old.quarantineReason === t.quarantineReason && old.raw === t.rawText) continue;
-        const kind = t.quarantineReason ? 'quarantined' : old ? 'changed' : 'added';
-        if (kind === 'added') added++;
-        if (kind === 'changed') changed++;
-        changes.push(change(sourceName, t.name, t.toolId, kind, old?.definitionHash ?? null, t.definitionHash, t.quarantineReason, now));
-        for (const f of t.findings) {
-          // TC-DESC-4: logged with place and kind, never the value.
-          this.log.warn({ source: sourceName, toolId: t.toolId, at: f.path, kinds: f.kinds, action: f.action }, 'credential material removed from tool definition');
-        }
-        // A name can itself be a token (that is one reason to quarantine): logged redacted, then cut (issue 11).
-        if (t.quarantineReason) this.log.warn({ source: sourceName, tool: redactText(t.name).slice(0, 200), reason: t.quarantineReason }, 'tool quarantined');
-        writes.push(
-          repo.create({
-            key: t.key, sourceName, name: t.name, toolId: t.toolId, raw: t.rawText, definitionHash: t.definitionHash,
-            quarantineReason: t.quarantineReason, firstSeenAt: old?.firstSeenAt ?? now, lastSeenAt: now,
-          }),
-        );
-      }
-      for (let i = 0; i < writes.length; i += 200) await repo.save(writes.slice(i, i + 200));
-      const removed = [...existing.values()];
-      for (const r of removed) {
-        await repo.delete({ key: r.key });
-        changes.push(change(sourceName, r.name, r.toolId, 'removed', r.definitionHash, null, null, now));
-      }
-      for (let i = 0; i < changes.length; i += 200) await m.getRepository(ToolChangeEntity).save(changes.slice(i, i + 200));
-      const gatedNow = new Map<string, GatedListing>();
-      for (const t of snapshot) if (t.gated && t.toolId) gatedNow.set(t.toolId, { rawText: t.rawText, gated: t.gated });
-      const { served } = await projectSource(m, sourceName, gatedNow);
-      const quarantined = snapshot.filter((t) => t.quarantineReason).length;
-      await m.getRepository(McpSourceEntity).update({ name: sourceName }, { quarantinedCount: quarantined });
-      return { added, changed, removed: removed.length, quarantined, served };
-    });
+/** A paged snapshot was not published because the source was projected while it was fed (see SnapshotWriter). */
+export class StaleSnapshotError extends Error {
+  constructor(readonly source: string) {
+    super(`the source "${source}" was projected while its listing was being applied; nothing was published, list it again`);
+    this.name = 'StaleSnapshotError';
   }
 }
 
 /**
- * One history row. The history is for people, so it holds names, ids and details redacted (issue 11): a tool
- * named like a token is recorded as `[redacted]` (its raw listing, for the explicit reveal, is in upstream_tool).
+ * A listing applied page by page, as the pages arrive (issue 12: a page is examined while the next is fetched, and
+ * the caller need not hold the whole listing). commit() publishes it atomically like apply(), or throws
+ * StaleSnapshotError when the source was projected meanwhile (the caller lists again: the pages are gone).
  */
-export function change(
-  sourceName: string, toolName: string, toolId: string | null, kind: string, oldHash: string | null, newHash: string | null, detail: string | null, at: string,
-): ToolChangeEntity {
-  return Object.assign(new ToolChangeEntity(), {
-    id: randomUUID(), seq: ++changeSeq, sourceName, toolName: redactText(toolName).slice(0, 512), toolId: redactText(toolId)?.slice(0, 200) ?? null, kind, oldHash, newHash,
-    detail: redactText(detail), at,
-  });
+export interface SnapshotWriter {
+  add(page: readonly unknown[]): Promise<void>;
+  commit(): Promise<SnapshotOutcome>;
+  abort(): Promise<void>;
+}
+
+export interface SnapshotServiceOptions {
+  readonly pool?: IngestPool;
+  readonly store?: SnapshotStore;
+  /** Called after a swap that changed served rows committed (the in-process cache generation advances). */
+  readonly onCatalogChanged?: () => void;
+}
+
+/**
+ * Applies one complete tool listing of a source: upstream tools as received, quarantine, change history and the
+ * served projection, published atomically. A failed sync never calls this, so the last good snapshot keeps serving.
+ * Nothing here can touch another source's rows.
+ *
+ * Issue 12 defect 1: the listing is examined in the bounded ingest pool (off the event loop), planned against small
+ * stamps of what is stored, staged in bounded batches (short transactions that yield in between) and published by
+ * one swap transaction that only copies staged rows (SnapshotSession, snapshot-sql.ts). Readers see the old snapshot
+ * until the swap commits; a crash before it leaves nothing but staging rows.
+ */
+export class SourceSnapshotService {
+  readonly pool: IngestPool;
+  readonly store: SnapshotStore;
+  private readonly onCatalogChanged: () => void;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly log: Logger,
+    private readonly bounds?: IngestBounds,
+    opts: SnapshotServiceOptions = {},
+  ) {
+    this.pool = opts.pool ?? new IngestPool();
+    this.store = opts.store ?? createSnapshotStore(ds);
+    this.onCatalogChanged = opts.onCatalogChanged ?? (() => undefined);
+  }
+
+  /** The listing as received (all pages). The same signature as before issue 12; internally staged and pooled. */
+  async apply(sourceName: string, rawTools: readonly unknown[]): Promise<SnapshotOutcome> {
+    return this.attempt(sourceName, (s) => s.add(rawTools));
+  }
+
+  /** Starts a paged snapshot of a source (see SnapshotWriter). */
+  async begin(sourceName: string): Promise<SnapshotWriter> {
+    const session = await SnapshotSession.open(this.deps(), sourceName, nowIso());
+    return {
+      add: (page) => session.add(page),
+      commit: async () => {
+        const out = await session.commit();
+        if (out === 'stale') throw new StaleSnapshotError(sourceName);
+        if (out.servedChanged) this.onCatalogChanged();
+        return out.outcome;
+      },
+      abort: () => session.discard(),
+    };
+  }
+
+  /**
+   * Projects a source again from its stored listing, as a snapshot of that same listing (derived refresh at start:
+   * a new gate or compactor version re-derives every row). Staged and swapped like a sync, so 100,000 stored tools
+   * are re-derived in the pool, a bounded batch at a time, each source published atomically.
+   */
+  async reproject(sourceName: string): Promise<SnapshotOutcome> {
+    return this.attempt(sourceName, async (s) => {
+      for (let after = ''; ; ) {
+        const page = await this.store.storedListing(sourceName, after, STORED_PAGE);
+        if (!page.length) return;
+        await s.addTexts(page.length, (i) => page[i].raw);
+        after = page[page.length - 1].key;
+      }
+    });
+  }
+
+  private deps() {
+    return { store: this.store, pool: this.pool, log: this.log, bounds: this.bounds };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    await this.store.close();
+  }
+
+  /**
+   * One session per attempt. `stale` means the source was projected (classified, approved, updated, synced elsewhere)
+   * while this attempt planned: nothing was published, and the listing is planned again against the new state, so a
+   * decision made during a sync is never overwritten by one read before it (issue 12 defect 3). Only host-side writes
+   * make an attempt stale (a server cannot), so a few attempts always suffice in practice.
+   */
+  private async attempt(sourceName: string, feed: (s: SnapshotSession) => Promise<void>): Promise<SnapshotOutcome> {
+    for (let n = 1; ; n++) {
+      const session = await SnapshotSession.open(this.deps(), sourceName, nowIso());
+      let out: Awaited<ReturnType<SnapshotSession['commit']>>;
+      try {
+        await feed(session);
+        out = await session.commit();
+      } catch (err) {
+        await session.discard().catch(() => undefined);
+        throw err;
+      }
+      if (out !== 'stale') {
+        if (out.servedChanged) this.onCatalogChanged();
+        return out.outcome;
+      }
+      if (n >= ATTEMPTS) throw new Error(`the source "${sourceName}" was changed by other writers during ${ATTEMPTS} attempts to apply its listing; its last snapshot keeps serving`);
+      this.log.info({ source: sourceName, attempt: n }, 'source projected during the sync; applying the listing again');
+    }
+  }
 }

@@ -1,0 +1,92 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+
+/**
+ * A process-local signal that another connection of this process (the SQLite snapshot writer thread) is holding, or
+ * about to take, the catalog file's write lock for a swap (issue 12 defect 1). Writers on the main connection wait
+ * for it asynchronously instead of in SQLite's busy handler, which sleeps on the calling thread: a mutation arriving
+ * during a swap would otherwise stop the whole event loop, every other tenant's reads included, for as long as the
+ * swap takes.
+ */
+export class WriteGate {
+  private held = 0;
+  private waiters: Array<() => void> = [];
+
+  async hold<T>(fn: () => Promise<T>): Promise<T> {
+    this.held++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.held === 0) for (const w of this.waiters.splice(0)) w();
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.held === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
+  }
+}
+
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+/**
+ * SQLite transactions of this process start with BEGIN IMMEDIATE (issue 12 defect 1). TypeORM's better-sqlite3
+ * driver starts every transaction with a deferred `BEGIN TRANSACTION` on its one shared connection: the first read
+ * takes a WAL snapshot and the first write then asks for the write lock. If any other connection committed in between
+ * (the CLI in another process, the snapshot writer thread, another `toolcat` command), that upgrade fails at once with
+ * SQLITE_BUSY_SNAPSHOT ("database is locked") without waiting: the busy timeout only helps a writer that has not read
+ * yet. With BEGIN IMMEDIATE the write lock is taken (waiting up to busy_timeout) before anything is read, so a
+ * read-then-write transaction such as `tenants create` cannot see stale data and cannot fail that way.
+ *
+ * Two `ds.transaction` calls on that one connection are not isolated from each other: one started while another is
+ * open becomes a SAVEPOINT inside it. That cannot happen while no transaction callback waits for anything but the
+ * database (better-sqlite3 answers synchronously, so such a transaction never lets another one start); the ingest
+ * work of a sync (pool, staging, swap) therefore never runs inside a TypeORM transaction. The one wait added here,
+ * for the WriteGate before BEGIN, is made safe by serialising transaction starts: the next BEGIN is issued only after
+ * the previous transaction's COMMIT or ROLLBACK.
+ */
+export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new WriteGate()): void {
+  if (ds.options.type !== 'better-sqlite3') return;
+  const runner = ds.driver.createQueryRunner('master') as QueryRunner & { immediate?: boolean; transactionDepth?: number; isTransactionActive: boolean };
+  if (runner.immediate) return;
+  const query = runner.query.bind(runner) as (sql: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  let tail: Promise<void> = Promise.resolve();
+  let release: (() => void) | null = null;
+  runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
+    if (sql === 'BEGIN TRANSACTION') {
+      const previous = tail;
+      let done!: () => void;
+      tail = new Promise<void>((r) => (done = r));
+      await previous;
+      await gate.idle();
+      try {
+        const out = await query('BEGIN IMMEDIATE TRANSACTION', parameters, structured);
+        // A transaction that waited above may find the flag cleared by the COMMIT of the one before it.
+        runner.isTransactionActive = true;
+        release = done;
+        return out;
+      } catch (err) {
+        done();
+        throw err;
+      }
+    }
+    const next = () => {
+      const r = release;
+      release = null;
+      r?.();
+    };
+    if (sql === 'COMMIT') {
+      const out = await query(sql, parameters, structured); // a failed COMMIT is followed by TypeORM's ROLLBACK
+      next();
+      return out;
+    }
+    if (sql === 'ROLLBACK') {
+      try {
+        return await query(sql, parameters, structured);
+      } finally {
+        next();
+      }
+    }
+    if (!runner.transactionDepth && WRITE.test(sql)) await gate.idle(); // an autocommit write: the lock is taken by it
+    return query(sql, parameters, structured);
+  }) as QueryRunner['query'];
+  runner.immediate = true;
+}
