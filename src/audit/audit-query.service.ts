@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../catalog/principal';
 import { AuditEntity } from '../persistence/audit.entity';
-import { requireRole, tenantScopeOf } from '../services/admin-scope';
+import { requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { writeAudit } from './audit';
 
 /** Reading the audit log: host admins see every row, tenant admins the rows of their tenant (scoped in the query). */

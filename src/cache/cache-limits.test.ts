@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadConfig } from '../config/config';
-import { DEFAULT_CACHE_BYTES, cacheLimitsFor } from './catalog-cache';
+import { DEFAULT_CACHE_BYTES, cacheLimitsFor } from '../config/cache-settings';
 
 describe('cache budget (TOOLCAT_CACHE_MAX_BYTES)', () => {
   const sum = (l: ReturnType<typeof cacheLimitsFor>) => l.maxDocumentBytes + l.maxDescriptorBytes + l.maxVisibleSetBytes;

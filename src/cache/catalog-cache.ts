@@ -3,9 +3,10 @@ import { type Principal, decisionKey } from '../catalog/principal';
 import { type View, serializeView } from '../catalog/projection';
 import { compareCodeUnits } from '../catalog/stable-compare';
 import type { ToolRepository, VisibleStamp } from '../persistence/tool.repository';
-import { ByteLru } from './byte-lru';
+import { LRUCache } from 'lru-cache';
 import { CachedBody } from './cached-body';
 import type { CatalogGeneration } from './catalog-generation';
+import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS } from '../config/cache-settings';
 
 /**
  * The one read path of the catalog (issue 6; issue 11 defect 5): REST, GraphQL `tools`/`tool` and the admin
@@ -47,24 +48,6 @@ interface Descriptor {
   readonly digest: Buffer;
 }
 
-export interface CatalogCacheLimits {
-  readonly maxDocumentBytes: number;
-  readonly maxDescriptorBytes: number;
-  readonly maxVisibleSetBytes: number;
-}
-
-/**
- * One budget for the whole cache, split by what each layer is for: documents (the hot path) 1/2, descriptors
- * (building new documents, GET /tools/{toolId}) 1/3, visible sets 1/6. The default, 192 MiB, keeps the process
- * under 512 MB resident at 100,000 tools with every one of 1,000 tenants listed (`npm run bench -- --full-warm`);
- * at 2 x 128 + 64 MiB it measured 527-567 MB, because a document and its descriptors hold the same bytes twice.
- */
-export function cacheLimitsFor(totalBytes: number): CatalogCacheLimits {
-  return { maxDocumentBytes: Math.floor(totalBytes / 2), maxDescriptorBytes: Math.floor(totalBytes / 3), maxVisibleSetBytes: Math.floor(totalBytes / 6) };
-}
-
-export const DEFAULT_CACHE_BYTES = 192 * 1024 ** 2;
-export const DEFAULT_CACHE_LIMITS: CatalogCacheLimits = cacheLimitsFor(DEFAULT_CACHE_BYTES);
 
 /**
  * Bytes per tool of a visible set (id string, array slot, 32 hash bytes), rounded up: 86 measured on Node 20
@@ -74,9 +57,9 @@ const VISIBLE_BYTES_PER_TOOL = 128;
 const HASH_BYTES = 32;
 
 export class CatalogCache {
-  private readonly visible: ByteLru<VisibleSet>;
-  private readonly descriptors: ByteLru<Descriptor>;
-  private readonly documents: ByteLru<CachedDocument>;
+  private readonly visible: LRUCache<string, VisibleSet>;
+  private readonly descriptors: LRUCache<string, Descriptor>;
+  private readonly documents: LRUCache<string, CachedDocument>;
   hits = 0;
   misses = 0;
 
@@ -85,9 +68,12 @@ export class CatalogCache {
     private readonly generation: CatalogGeneration,
     limits: CatalogCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
-    this.visible = new ByteLru(limits.maxVisibleSetBytes);
-    this.descriptors = new ByteLru(limits.maxDescriptorBytes);
-    this.documents = new ByteLru(limits.maxDocumentBytes);
+    // lru-cache bounds each layer by the bytes its entries are given (issue 13: the library, not a hand-rolled twin).
+    // A bound of 0 (TOOLCAT_CACHE_MAX_BYTES=0) is one byte: nothing fits, the layer keeps nothing.
+    const layer = <V extends {}>(maxBytes: number) => new LRUCache<string, V>({ maxSize: Math.max(1, maxBytes) });
+    this.visible = layer(limits.maxVisibleSetBytes);
+    this.descriptors = layer(limits.maxDescriptorBytes);
+    this.documents = layer(limits.maxDocumentBytes);
     generation.onChange(() => this.visible.clear()); // descriptors and documents are content-addressed: kept
   }
 
@@ -117,7 +103,7 @@ export class CatalogCache {
     });
     chunks.push(close);
     const doc = { body: new CachedBody(Buffer.concat(chunks)), etag: `"${view[0]}${etag.digest('base64url').slice(0, 40)}"` };
-    this.documents.set(key, doc, doc.body.bytes.length);
+    this.documents.set(key, doc, { size: doc.body.bytes.length });
     return doc;
   }
 
@@ -137,7 +123,7 @@ export class CatalogCache {
 
   stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; hits: number; misses: number } {
     return {
-      documents: this.documents.size, documentBytes: this.documents.bytes, descriptors: this.descriptors.size, descriptorBytes: this.descriptors.bytes,
+      documents: this.documents.size, documentBytes: this.documents.calculatedSize, descriptors: this.descriptors.size, descriptorBytes: this.descriptors.calculatedSize,
       visibleSets: this.visible.size, hits: this.hits, misses: this.misses,
     };
   }
@@ -155,7 +141,7 @@ export class CatalogCache {
       if (hashes.write(s.rowHash, i * HASH_BYTES, 'hex') !== HASH_BYTES) throw new Error(`row hash of ${s.toolId} is not SHA-256 hex`);
     });
     const set: VisibleSet = { generation, key: h.digest('base64url'), ids: stamps.map((s) => s.toolId), hashes };
-    this.visible.set(key, set, 200 + key.length + stamps.length * VISIBLE_BYTES_PER_TOOL);
+    this.visible.set(key, set, { size: 200 + key.length + stamps.length * VISIBLE_BYTES_PER_TOOL });
     return set;
   }
 
@@ -175,7 +161,7 @@ export class CatalogCache {
         if (!found || found.rowHash !== stamps[i].rowHash) return null;
         const bytes = Buffer.from(serializeView(found.record, view));
         const d: Descriptor = { bytes, digest: createHash('sha256').update(bytes).digest() };
-        this.descriptors.set(`${view}|${stamps[i].rowHash}|${stamps[i].toolId}`, d, bytes.length + 240);
+        this.descriptors.set(`${view}|${stamps[i].rowHash}|${stamps[i].toolId}`, d, { size: bytes.length + 240 });
         out[i] = d;
       }
     }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { COMPACTOR_VERSION, type CompactNote, compact } from './compact';
 
 /**
@@ -16,8 +17,7 @@ export function compactKeyOf(inputSchemaText: string): string {
   return `${createHash('sha256').update(inputSchemaText).digest('hex').slice(0, 48)}:${COMPACTOR_VERSION}`;
 }
 
-const MEMO_LIMIT = 2000;
-const memo = new Map<string, CompactForm>();
+const memo = new LRUCache<string, CompactForm>({ max: 2000 });
 
 export function compactFor(inputSchemaText: string): CompactForm {
   const key = compactKeyOf(inputSchemaText);
@@ -25,7 +25,6 @@ export function compactFor(inputSchemaText: string): CompactForm {
   if (hit) return hit;
   const result = compact(JSON.parse(inputSchemaText));
   const form: CompactForm = { key, schemaText: JSON.stringify(result.schema), notes: result.notes };
-  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
   memo.set(key, form);
   return form;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { parseDocument } from 'yaml';
-import type { HostExtensionInput } from '../services/tool-admin.service';
+import type { HostExtensionInput } from '../catalog/host-extension';
 
 /**
  * Loads the toolcat config file (YAML or JSON; the YAML parser reads both): host extensions and MCP servers.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from '../cache/catalog-cache';
+import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from './cache-settings';
 import { DEFAULT_SYNC_LIMITS, DEFAULT_SYNC_POLICY, type SyncLimits, type SyncPolicy } from '../sources/mcp/sync-limits';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { isSafetyTier } from '../catalog/descriptor';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { JwtConfig } from '../auth/jwt-config';
+import type { JwtConfig } from './jwt-settings';
 import { type Role, isRole } from '../catalog/principal';
-import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits, type IntrospectionMode } from '../graphql/limits';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
 
 /** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
 export interface SecurityConfig {

@@ -6,7 +6,7 @@ import type { Logger } from '../shared/logger';
 import { toGraphQLError } from './errors';
 import { isDatabaseUnavailable } from '../ops/db-errors';
 import { constraintViolationOf } from '../persistence/constraint-errors';
-import { errorForViolation } from '../services/write-transaction';
+import { errorForViolation } from '../persistence/write-transaction';
 
 const PASS_THROUGH = new Set([
   'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'INVARIANT_VIOLATION', 'CEILING_EXCEEDED',

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { McpSourceEntity } from '../persistence/mcp-source.entity';
 import type { ToolChangeEntity } from '../persistence/tool-change.entity';
-import { requireRole } from '../services/admin-scope';
+import { requireRole } from '../catalog/admin-scope';
 import type { SourceInput } from '../sources/source-admin.service';
 import { redactArgs, redactJson, redactText } from '../catalog/credential-redaction';
 import type { SecretValue } from '../sources/source-spec';

@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Classification } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
-import { requireRole } from '../services/admin-scope';
+import { requireRole } from '../catalog/admin-scope';
 import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType, IngestNoteType } from './admin.types';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';

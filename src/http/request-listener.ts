@@ -12,7 +12,7 @@ import { maySeeAdminSchema } from '../graphql/limits/schema-visibility.plugin';
 import { ServiceUnavailableError, isDatabaseUnavailable } from '../ops/db-errors';
 import type { DbHealth } from '../ops/db-health';
 import type { Metrics } from '../ops/metrics';
-import { runInRequest } from '../ops/request-scope';
+import { runInRequest } from '../shared/request-scope';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
 import { DATABASE_UNAVAILABLE_BODY, JSON_CONTENT_TYPE, errorBody, sendJson } from '../rest/http-status';
 import { createRateLimiter } from '../rest/rate-limit';

@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
 import { containsCredential } from '../catalog/credentials';
 import { splitTarget } from '../shared/request-target';
-import type { SourceSyncService } from '../sources/source-sync.service';
 import { type DbHealth, poolOf } from './db-health';
 
 /**
@@ -19,7 +18,16 @@ export interface Metrics {
   observe(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource; health?: DbHealth; sync?: SourceSyncService }): Metrics {
+/**
+ * What the metrics read of the sync service (the source layer sits above ops/, so metrics depend on this shape, not
+ * on the service: issue 13). SourceSyncService satisfies it.
+ */
+export interface SyncStats {
+  queueStats(): { readonly running: number; readonly queued: number; readonly refused: number };
+  notificationStats(): ReadonlyArray<{ readonly source: string; readonly received: number; readonly dropped: number; readonly throttledUntil: number | null }>;
+}
+
+export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource; health?: DbHealth; sync?: SyncStats }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'toolcat_' });
   const requests = new Counter({ name: 'toolcat_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
@@ -122,7 +130,7 @@ function sourceLabel(source: string): string {
  * Issue 12: syncs running and waiting (defect 2), and per source the notifications received and dropped and
  * whether it is throttled now (defect 4). Read from the sync service at each scrape.
  */
-function addSyncMetrics(registry: Registry, sync: SourceSyncService): void {
+function addSyncMetrics(registry: Registry, sync: SyncStats): void {
   new Gauge({
     name: 'toolcat_sync_slots',
     help: 'MCP syncs of this replica running now and waiting for a place (TOOLCAT_SYNC_MAX_CONCURRENT, TOOLCAT_SYNC_MAX_QUEUED)',

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { errorBody, sendJson } from './http-status';
 
 /**
@@ -43,8 +44,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   if (!(refillPerSecond > 0) || !Number.isFinite(refillPerSecond)) throw new RangeError('rate limit refillPerSecond must be a positive number');
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('rate limit maxKeys must be an integer >= 1');
   const now = opts.now ?? Date.now;
-  // A Map iterates in insertion order: delete + set moves a key to the back, so the front is least recently used.
-  const buckets = new Map<string, Bucket>();
+  // Least recently used keys go first when maxKeys is reached (lru-cache; issue 13: the library, not a twin).
+  const buckets = new LRUCache<string, Bucket>({ max: maxKeys });
 
   return {
     capacity,
@@ -53,13 +54,11 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       const t = now();
       let b = buckets.get(key);
       if (b) {
-        buckets.delete(key);
         // A clock that goes backwards (NTP step) must not mint tokens or go negative.
         const elapsed = Math.max(0, t - b.at) / 1000;
         b = { tokens: Math.min(capacity, b.tokens + elapsed * refillPerSecond), at: Math.max(b.at, t) };
       } else {
         b = { tokens: capacity, at: t };
-        while (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value as string);
       }
       buckets.set(key, b);
       if (b.tokens >= 1) {

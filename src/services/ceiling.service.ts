@@ -10,8 +10,8 @@ import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { TenantCeilingEntity } from '../persistence/tenant-ceiling.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { nowIso } from '../shared/clock';
-import { notFound, requireRole, tenantScopeOf } from './admin-scope';
-import { writeTransaction } from './write-transaction';
+import { notFound, requireRole, tenantScopeOf } from '../catalog/admin-scope';
+import { writeTransaction } from '../persistence/write-transaction';
 
 /** Most entries one ceiling may hold: each is an EXISTS term of every visibility query. */
 export const MAX_CEILING_ENTRIES = 32;

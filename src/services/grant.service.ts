@@ -10,10 +10,10 @@ import { PrincipalEntity } from '../persistence/principal.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
-import { notFound, requireRole, tenantScopeOf } from './admin-scope';
+import { notFound, requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { type GrantShape, describeCeiling, describeGrant, grantWithinCeiling } from '../catalog/grant-scope';
 import { assertWithinCeiling, readCeiling } from './ceiling.service';
-import { writeTransaction } from './write-transaction';
+import { writeTransaction } from '../persistence/write-transaction';
 
 export interface GrantInput {
   readonly tenantId: string;

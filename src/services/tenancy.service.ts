@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { type Principal, type Role, isRole } from '../catalog/principal';
@@ -9,10 +10,10 @@ import { generateApiKey, hashApiKey, looksLikeApiKey } from '../tenancy/api-key'
 import { nowIso } from '../shared/clock';
 import { writeAudit } from '../audit/audit';
 import type { CatalogGeneration } from '../cache/catalog-generation';
-import { notFound, requireRole, tenantScopeOf } from './admin-scope';
+import { notFound, requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 import { writeCeiling } from './ceiling.service';
-import { writeTransaction } from './write-transaction';
+import { writeTransaction } from '../persistence/write-transaction';
 
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PRINCIPAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,127}$/;
@@ -26,7 +27,7 @@ export interface CreatedPrincipal {
 /** Tenants, principals and API keys. Every admin read and write is scoped by the actor's tenant in the query. */
 export class TenancyService {
   /** Accepted keys only (by hash), valid for one catalog generation: revocation bumps it (never negatives). */
-  private readonly authCache = new Map<string, { generation: string; principal: Principal }>();
+  private readonly authCache = new LRUCache<string, { generation: string; principal: Principal }>({ max: 10_000 });
 
   constructor(
     private readonly ds: DataSource,
@@ -42,10 +43,7 @@ export class TenancyService {
     const hit = this.authCache.get(hash);
     if (hit && hit.generation === generation) return hit.principal;
     const principal = await this.lookup(hash);
-    if (principal) {
-      if (this.authCache.size >= 10_000) this.authCache.clear();
-      this.authCache.set(hash, { generation, principal });
-    }
+    if (principal) this.authCache.set(hash, { generation, principal });
     return principal;
   }
 

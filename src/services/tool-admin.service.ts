@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { assertClassificationAllowed } from '../catalog/classification';
 import type { Classification } from '../catalog/descriptor';
+import type { HostExtensionInput } from '../catalog/host-extension';
 import { prepareTool, type PreparedTool } from '../catalog/ingest';
 import type { Principal } from '../catalog/principal';
 import { EXTENSION_NAME_PATTERN, hostExtensionToolId } from '../catalog/tool-id';
@@ -14,23 +15,14 @@ import { lockSourceProjection, projectSource, sourceOfToolId } from '../sources/
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
 import { nowIso } from '../shared/clock';
-import { notFound, requireRole } from './admin-scope';
+import { notFound, requireRole } from '../catalog/admin-scope';
 import { writeAudit } from '../audit/audit';
 import { TenantEntity } from '../persistence/tenant.entity';
-import { writeTransaction } from './write-transaction';
+import { writeTransaction } from '../persistence/write-transaction';
 
 /** Stored ids are randomUUID()s: anything else names no tenant, and needs no query to say so (issue 12 defect 5). */
 const STORED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface HostExtensionInput extends Classification {
-  readonly name: string;
-  readonly title?: string | null;
-  readonly description?: string | null;
-  readonly inputSchema: unknown;
-  readonly outputSchema?: unknown;
-  /** null/absent: a global tool (visible wherever a grant allows it); otherwise only that tenant's. */
-  readonly tenantId?: string | null;
-}
 
 
 /**

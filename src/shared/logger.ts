@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { redactCredentials } from '../catalog/credentials';
-import { currentRequestId } from '../ops/request-scope';
+import { currentRequestId } from './request-scope';
 import { redactJson } from '../catalog/credential-redaction';
 
 export type { Logger };

@@ -9,7 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { createDataSource } from '../../src/persistence/data-source';
 import { constraintViolationOf } from '../../src/persistence/constraint-errors';
 import { CatalogError } from '../../src/catalog/catalog.errors';
-import { writeTransaction } from '../../src/services/write-transaction';
+import { writeTransaction } from '../../src/persistence/write-transaction';
 import { forEachDatabase } from '../helpers/databases';
 
 forEachDatabase('issue 12 defect 5: the constraint table', (database) => {

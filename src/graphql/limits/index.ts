@@ -7,33 +7,10 @@ import { maxAliasesRule, maxDepthRule } from './shape-rules';
 export { type ComplexityRuleOptions, type CostModel, complexityLimitPlugin, createComplexityRule, defaultEstimators } from './complexity';
 export { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
 export { maxAliasesRule, maxDepthRule } from './shape-rules';
-export { type IntrospectionMode, maySeeAdminSchema, schemaVisibilityPlugin } from './schema-visibility.plugin';
+export { maySeeAdminSchema, schemaVisibilityPlugin } from './schema-visibility.plugin';
+export { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from '../../config/graphql-settings';
+import type { GraphQLLimits } from '../../config/graphql-settings';
 
-/** GraphQL hardening limits (issue 5). */
-export interface GraphQLLimits {
-  /** Deepest field nesting in one operation (fragments see-through). */
-  readonly maxDepth: number;
-  /** Most aliased fields in one operation (fragment spreads counted in full). */
-  readonly maxAliases: number;
-  /** Highest cost of one operation (see complexity.ts for the cost model). */
-  readonly maxComplexity: number;
-  /** Most lexical tokens in a document; the parser stops at this many. */
-  readonly maxTokens: number;
-  /** Most operations in one HTTP request; 1 turns batching off. */
-  readonly maxBatch: number;
-  /** Largest HTTP request body. */
-  readonly maxRequestBytes: number;
-}
-
-/** Room for every admin dashboard query and the full introspection query Apollo Sandbox sends; far below abuse. */
-export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = Object.freeze({
-  maxDepth: 12,
-  maxAliases: 30,
-  maxComplexity: 5000,
-  maxTokens: 5000,
-  maxBatch: 1,
-  maxRequestBytes: 1024 * 1024,
-});
 
 /**
  * Validation rules for ApolloServer's `validationRules`: depth and aliases. With `variables` (graphql-js

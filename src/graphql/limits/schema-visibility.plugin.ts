@@ -2,6 +2,7 @@ import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
 import { BREAK, type DocumentNode, GraphQLError, visit } from 'graphql';
 import type { Principal } from '../../catalog/principal';
 import type { GraphQLContext } from '../context';
+import type { IntrospectionMode } from '../../config/graphql-settings';
 
 /**
  * Who may learn the schema's names (issue 11, defect 4: schema enumeration). One schema serves agents and admins,
@@ -18,7 +19,6 @@ import type { GraphQLContext } from '../context';
  * validated documents across callers) nor use Apollo's global `hideSchemaDetailsFromClientErrors` (which in
  * 5.5 also covers validation only, not variable coercion).
  */
-export type IntrospectionMode = 'off' | 'admins' | 'all';
 
 export function maySeeAdminSchema(p: Principal | null): boolean {
   return p?.role === 'host-admin' || p?.role === 'tenant-admin';

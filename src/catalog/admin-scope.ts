@@ -1,5 +1,5 @@
-import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import type { Principal, Role } from '../catalog/principal';
+import { CatalogError, CatalogErrorCode } from './catalog.errors';
+import type { Principal, Role } from './principal';
 
 /**
  * Function-level authorization for admin operations (OWASP API5). Reads of the catalog never go through

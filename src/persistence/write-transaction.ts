@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { type ConstraintViolation, constraintViolationOf } from '../persistence/constraint-errors';
+import { type ConstraintViolation, constraintViolationOf } from './constraint-errors';
 import { assertNever } from '../shared/assert-never';
-import { notFound } from './admin-scope';
+import { notFound } from '../catalog/admin-scope';
 
 /**
  * What a write knows that the database error does not: the words for the race it can lose. The pre-checks

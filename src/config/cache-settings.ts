@@ -1,0 +1,19 @@
+/** Response-cache bounds (issue 6), declared in config/ with their defaults; src/cache applies them (issue 13). */
+export interface CatalogCacheLimits {
+  readonly maxDocumentBytes: number;
+  readonly maxDescriptorBytes: number;
+  readonly maxVisibleSetBytes: number;
+}
+
+/**
+ * One budget for the whole cache, split by what each layer is for: documents (the hot path) 1/2, descriptors
+ * (building new documents, GET /tools/{toolId}) 1/3, visible sets 1/6. The default, 192 MiB, keeps the process
+ * under 512 MB resident at 100,000 tools with every one of 1,000 tenants listed (`npm run bench -- --full-warm`);
+ * at 2 x 128 + 64 MiB it measured 527-567 MB, because a document and its descriptors hold the same bytes twice.
+ */
+export function cacheLimitsFor(totalBytes: number): CatalogCacheLimits {
+  return { maxDocumentBytes: Math.floor(totalBytes / 2), maxDescriptorBytes: Math.floor(totalBytes / 3), maxVisibleSetBytes: Math.floor(totalBytes / 6) };
+}
+
+export const DEFAULT_CACHE_BYTES = 192 * 1024 ** 2;
+export const DEFAULT_CACHE_LIMITS: CatalogCacheLimits = cacheLimitsFor(DEFAULT_CACHE_BYTES);
