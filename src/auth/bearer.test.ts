@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import type { Principal } from '../catalog/principal';
-import { WWW_AUTHENTICATE, bearerKind, createBearerAuthenticator, parseBearerHeader, principalFromJwt } from './bearer';
+import { bearerChallenge } from '../shared/transport-answers';
+import { bearerKind, createBearerAuthenticator, parseBearerHeader, principalFromJwt } from './bearer';
 import { createJwtVerifier } from './jwt-verifier';
 
 const tenants: Record<string, { id: string; name: string }> = { acme: { id: 't-1', name: 'acme' }, globex: { id: 't-2', name: 'globex' } };
@@ -20,7 +21,8 @@ describe(parseBearerHeader.name, () => {
     expect(parseBearerHeader(`Bearer ${jwt}`), 'RSA-signed JWTs are longer than 512').to.equal(jwt);
     for (const h of [undefined, ['Bearer a', 'Bearer b'], 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b', 'Bearer a\u0000', `Bearer ${'a'.repeat(9000)}`])
       expect(parseBearerHeader(h as string | string[] | undefined)).to.equal(null);
-    expect(WWW_AUTHENTICATE).to.equal('Bearer realm="toolcat"');
+    expect(bearerChallenge(false)).to.equal('Bearer realm="toolcat"');
+    expect(bearerChallenge(true)).to.equal('Bearer realm="toolcat", error="invalid_token"');
   });
 
   it('routes API keys and JWTs', () => {

@@ -9,8 +9,6 @@ import { type JwtVerifier, MAX_JWT_LENGTH, looksLikeJwt } from './jwt-verifier';
  * `null`, so the HTTP answer (401 + WWW-Authenticate) cannot tell an attacker which check failed.
  */
 
-/** The challenge sent with every 401 (RFC 6750 section 3); deliberately without error_description. */
-export const WWW_AUTHENTICATE = 'Bearer realm="toolcat"';
 
 // RFC 6750 b64token; the scheme name is case-insensitive (RFC 9110 section 11.1). Long enough for RSA-signed JWTs.
 const BEARER = new RegExp(`^Bearer +([A-Za-z0-9._~+/-]{1,${MAX_JWT_LENGTH}}=*)$`, 'i');

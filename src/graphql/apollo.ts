@@ -2,6 +2,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { SecurityConfig } from '../config/security-config';
+import { SERVICE_UNAVAILABLE, UNAVAILABLE_HEADERS } from '../shared/transport-answers';
 import type { Logger } from '../shared/logger';
 import type { GraphQLContext } from './context';
 import { makeFormatError } from './format-error';
@@ -16,9 +17,9 @@ const unavailableStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
       async willSendResponse({ response }) {
         const body = response.body;
         const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-        if (errors?.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE')) {
+        if (errors?.some((e) => e.extensions?.code === SERVICE_UNAVAILABLE)) {
           response.http.status = 503;
-          response.http.headers.set('retry-after', '2');
+          for (const [k, v] of Object.entries(UNAVAILABLE_HEADERS)) response.http.headers.set(k.toLowerCase(), v);
         }
       },
     };

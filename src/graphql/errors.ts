@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { assertNever } from '../shared/assert-never';
+import { bearerChallenge } from '../shared/transport-answers';
 import type { GraphQLContext } from './context';
 
 /** CatalogError -> GraphQLError with extensions.code (the public contract, docs/errors.md). */
@@ -11,7 +12,7 @@ export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: bo
     case CatalogErrorCode.Unauthenticated:
       return new GraphQLError(err.message, {
         // RFC 6750 3.1: a presented but refused credential is invalid_token, whatever the reason (same as REST).
-        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"']]) } },
+        extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', bearerChallenge(ctx.credentialRejected === true)]]) } },
       });
     case CatalogErrorCode.Forbidden:
     case CatalogErrorCode.InvalidArgument:

@@ -3,16 +3,12 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { CatalogError } from '../catalog/catalog.errors';
 import { redactCredentials } from '../catalog/credentials';
 import type { Logger } from '../shared/logger';
+import { PUBLIC_GRAPHQL_CODES, SERVICE_UNAVAILABLE, UNAVAILABLE_MESSAGE } from '../shared/transport-answers';
 import { toGraphQLError } from './errors';
 import { isDatabaseUnavailable } from '../ops/db-errors';
 import { constraintViolationOf } from '../persistence/constraint-errors';
 import { errorForViolation } from '../persistence/write-transaction';
 
-const PASS_THROUGH = new Set([
-  'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'INVARIANT_VIOLATION', 'CEILING_EXCEEDED',
-  'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED',
-  'OPERATION_RESOLUTION_FAILURE', 'SERVICE_UNAVAILABLE',
-]);
 
 /**
  * Known codes pass; anything else is logged with its cause and masked as INTERNAL_SERVER_ERROR (no stack traces
@@ -32,7 +28,7 @@ export function makeFormatError(log: Logger) {
       return { message: g.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
     }
     if (isDatabaseUnavailable(original)) {
-      return { message: 'The catalog database is unavailable; retry shortly.', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+      return { message: UNAVAILABLE_MESSAGE, path: formatted.path, extensions: { code: SERVICE_UNAVAILABLE } };
     }
     const violation = constraintViolationOf(original);
     if (violation) {
@@ -43,7 +39,7 @@ export function makeFormatError(log: Logger) {
       return { message: e.message, path: formatted.path, locations: formatted.locations, extensions: { code: e.code } };
     }
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && PASS_THROUGH.has(code)) {
+    if (typeof code === 'string' && PUBLIC_GRAPHQL_CODES.has(code)) {
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
     }
     if (!formatted.path && code === undefined) {

@@ -3,8 +3,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { GraphQLError } from 'graphql';
 import { decisionKey } from '../catalog/principal';
+import { AUTHENTICATION_REQUIRED } from '../catalog/admin-scope';
+import { CatalogErrorCode } from '../catalog/catalog.errors';
 import type { SecurityConfig } from '../config/security-config';
 import { type Authenticate, type GraphQLContext, buildContext } from '../graphql/context';
 import { graphqlHttpGuards } from '../graphql/limits';
@@ -14,7 +15,8 @@ import type { DbHealth } from '../ops/db-health';
 import type { Metrics } from '../ops/metrics';
 import { runInRequest } from '../shared/request-scope';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
-import { DATABASE_UNAVAILABLE_BODY, JSON_CONTENT_TYPE, errorBody, sendJson } from '../rest/http-status';
+import { sendJson } from '../rest/http-status';
+import { JSON_CONTENT_TYPE, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { createRateLimiter } from '../rest/rate-limit';
 import { createRestFacade } from '../rest/rest-facade';
 import type { Logger } from '../shared/logger';
@@ -64,7 +66,7 @@ export function buildRequestListener(deps: {
     }
     if (err instanceof ServiceUnavailableError || isDatabaseUnavailable(err)) {
       health.markDown();
-      sendJson(res, 503, DATABASE_UNAVAILABLE_BODY, { 'Retry-After': '2' });
+      sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
       return;
     }
     const declared = err !== null && typeof err === 'object' ? (err as { status?: unknown }).status : undefined;
@@ -103,7 +105,7 @@ export function buildRequestListener(deps: {
   // While the database is known to be down, fail fast instead of queueing on the pool (issue 7).
   app.use('/graphql', (_req: Request, res: Response, next: NextFunction) => {
     if (health.isUp) return next();
-    res.status(503).set({ 'Retry-After': '2', 'Content-Type': JSON_CONTENT_TYPE }).end(DATABASE_UNAVAILABLE_BODY);
+    res.status(503).set({ ...UNAVAILABLE_HEADERS, 'Content-Type': JSON_CONTENT_TYPE }).end(UNAVAILABLE_BODY);
   });
   // One Apollo instance per schema a caller may see (issue 11, defect 4): admins the whole schema, agents the
   // catalog reads only (graphql/agent-schema.ts). Who may see what is decided here, once, from the request's
@@ -116,7 +118,7 @@ export function buildRequestListener(deps: {
         (req as RequestWithContext)[CONTEXT] = ctx;
         if (ctx.principal) return (maySeeAdminSchema(ctx.principal) ? serveAdmin : serveAgent)(req, res, next);
         if (isLandingPageRequest(req)) return serveAdmin(req, res, next);
-        res.status(401).set({ 'WWW-Authenticate': challengeFor(ctx), 'Content-Type': JSON_CONTENT_TYPE }).end(GRAPHQL_UNAUTHENTICATED_BODY);
+        res.status(401).set({ 'WWW-Authenticate': bearerChallenge(ctx.credentialRejected), 'Content-Type': JSON_CONTENT_TYPE }).end(GRAPHQL_UNAUTHENTICATED_BODY);
       },
       (err: unknown) => next(err),
     );
@@ -150,12 +152,7 @@ function contextOf(req: Request): GraphQLContext {
 }
 
 /** The same envelope Apollo answers a failed operation with; no path, no schema names. */
-const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({ errors: [{ message: 'A valid API key is required (Authorization: Bearer <key>).', extensions: { code: 'UNAUTHENTICATED' } }] });
-
-/** RFC 6750 section 3: the bare challenge without a credential, invalid_token for a refused one (as on REST). */
-function challengeFor(ctx: GraphQLContext): string {
-  return ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"';
-}
+const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({ errors: [{ message: AUTHENTICATION_REQUIRED, extensions: { code: CatalogErrorCode.Unauthenticated } }] });
 
 /** A browser opening /graphql (Apollo Sandbox, when enabled): a GET that prefers HTML and carries no operation. */
 function isLandingPageRequest(req: Request): boolean {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSource } from 'typeorm';
+import { SQLITE_MATCH_PRAGMAS } from './grant-match';
 import type { DatabaseConfig } from '../config/config';
 import { CatalogStateEntity } from './catalog-state.entity';
 import { ClassificationEntity } from './classification.entity';
@@ -59,7 +60,7 @@ export function createDataSource(db: DatabaseConfig): DataSource {
     enableWAL: db.path !== ':memory:',
     // LIKE must be case-sensitive on SQLite as it is on PostgreSQL: grant patterns match toolIds exactly.
     prepareDatabase: (raw: { pragma(s: string): unknown }) => {
-      raw.pragma('case_sensitive_like = ON');
+      for (const pragma of SQLITE_MATCH_PRAGMAS) raw.pragma(pragma);
       raw.pragma('busy_timeout = 5000');
     },
   });

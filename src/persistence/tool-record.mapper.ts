@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Egress, ReplayPolicy, SafetyTier, ToolSource } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
-import { tierRank } from '../catalog/descriptor';
+import { toolTierRank } from './grant-match';
 import { ToolEntity } from './tool.entity';
 
 export function toRecord(e: ToolEntity): ToolRecord {
@@ -52,7 +52,7 @@ export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: strin
   e.inputSchema = r.inputSchemaText;
   e.outputSchema = r.outputSchemaText;
   e.safetyTier = r.classification.safetyTier;
-  e.tierRank = tierRank(r.classification.safetyTier);
+  e.tierRank = toolTierRank(r.classification.safetyTier);
   e.replayPolicy = r.classification.replayPolicy;
   e.egress = r.classification.egress;
   e.classified = r.classified;

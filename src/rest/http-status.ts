@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { JSON_CONTENT_TYPE, errorBody } from '../shared/transport-answers';
 
 /**
  * The literal mapping from a GraphQL outcome to HTTP (docs/errors.md). Catalog reads never answer 403:
@@ -17,16 +18,8 @@ export function statusForErrors(codes: readonly string[]): number {
   return 500;
 }
 
-/** Small JSON error envelope; no stack traces, same bytes for the same situation. */
-export function errorBody(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
-}
-
-export const DATABASE_UNAVAILABLE_BODY = errorBody('SERVICE_UNAVAILABLE', 'The catalog database is unavailable; retry shortly.');
 export const NOT_FOUND_TOOL_BODY = errorBody('NOT_FOUND', 'No tool with this id is available to you.');
 export const METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'This resource is read-only: only GET is allowed.');
-
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Sends a whole JSON body with its Content-Length (a body after a bare writeHead goes out chunked: slower, and

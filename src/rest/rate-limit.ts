@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { errorBody, sendJson } from './http-status';
+import { sendJson } from './http-status';
+import { errorBody } from '../shared/transport-answers';
 
 /**
  * Per-key token buckets (issue 5: per-principal REST rate limits). Pure and deterministic given the injected

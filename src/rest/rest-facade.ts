@@ -6,7 +6,8 @@ import { ifNoneMatchHits } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { splitTarget } from '../shared/request-target';
-import { DATABASE_UNAVAILABLE_BODY, HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, errorBody, sendJson, statusForErrors } from './http-status';
+import { HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, sendJson, statusForErrors } from './http-status';
+import { UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { type RateLimiter, admitOrRefuse } from './rate-limit';
 
 export interface RestFacadeDeps {
@@ -59,7 +60,7 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
       return true;
     }
     if (!deps.databaseUp()) {
-      sendJson(res, 503, DATABASE_UNAVAILABLE_BODY, { 'Retry-After': '2' });
+      sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
       return true;
     }
     const view = query === null ? null : viewParam(query);
@@ -106,10 +107,8 @@ function sendDocument(req: IncomingMessage, res: ServerResponse, ctx: GraphQLCon
 
 function sendError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutcome): void {
   const status = statusForErrors(out.errorCodes);
-  if (status === 503) res.setHeader('Retry-After', '2');
-  if (status === 401) {
-    res.setHeader('WWW-Authenticate', ctx.credentialRejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"');
-  }
+  if (status === 503) for (const [k, v] of Object.entries(UNAVAILABLE_HEADERS)) res.setHeader(k, v);
+  if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(ctx.credentialRejected));
   const code = status === 500 ? 'INTERNAL_SERVER_ERROR' : (out.errorCodes.find((c) => HTTP_STATUS_BY_CODE[c] === status) ?? out.errorCodes[0]);
   const message = status === 500 ? 'Internal server error.' : out.errorMessages[out.errorCodes.indexOf(code)];
   sendJson(res, status, errorBody(code, message));

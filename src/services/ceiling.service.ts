@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { writeAudit } from '../audit/audit';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { isSafetyTier, isToolSource, tierRank } from '../catalog/descriptor';
+import { isSafetyTier, isToolSource } from '../catalog/descriptor';
 import { type GrantShape, grantWithinCeiling } from '../catalog/grant-scope';
 import type { Principal } from '../catalog/principal';
-import { isValidToolPattern, toolPatternToLike } from '../catalog/tool-id';
+import { isValidToolPattern } from '../catalog/tool-id';
+import { grantMatchColumns } from '../persistence/grant-match';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { TenantCeilingEntity } from '../persistence/tenant-ceiling.entity';
 import { TenantEntity } from '../persistence/tenant.entity';
@@ -72,8 +73,7 @@ export async function writeCeiling(m: EntityManager, tenantId: string, entries: 
   await repo.save(
     entries.map((e, i) =>
       repo.create({
-        id: ids[i], tenantId, toolPattern: e.toolPattern, likePattern: toolPatternToLike(e.toolPattern), source: e.source, maxSafetyTier: e.maxSafetyTier,
-        maxTierRank: e.maxSafetyTier === null ? null : tierRank(e.maxSafetyTier), createdAt: at,
+        id: ids[i], tenantId, toolPattern: e.toolPattern, ...grantMatchColumns(e), source: e.source, maxSafetyTier: e.maxSafetyTier, createdAt: at,
       }),
     ),
   );

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { isSafetyTier, isToolSource, tierRank } from '../catalog/descriptor';
+import { isSafetyTier, isToolSource } from '../catalog/descriptor';
 import { type Principal, normalizeGroupName } from '../catalog/principal';
-import { isValidToolPattern, toolPatternToLike } from '../catalog/tool-id';
+import { isValidToolPattern } from '../catalog/tool-id';
+import { grantMatchColumns } from '../persistence/grant-match';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
 import { GrantEntity } from '../persistence/grant.entity';
 import { PrincipalEntity } from '../persistence/principal.entity';
@@ -67,10 +68,9 @@ export class GrantService {
         principalId: input.principalId ?? null,
         groupName: group ?? null,
         toolPattern: input.toolPattern,
-        likePattern: toolPatternToLike(input.toolPattern),
+        ...grantMatchColumns(shape),
         source: input.source ?? null,
         maxSafetyTier: input.maxSafetyTier ?? null,
-        maxTierRank: input.maxSafetyTier && isSafetyTier(input.maxSafetyTier) ? tierRank(input.maxSafetyTier) : null,
         createdAt: nowIso(),
       });
       const saved = await repo.save(g);

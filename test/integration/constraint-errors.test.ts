@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { forEachDatabase } from '../helpers/databases';
 import { raceAgainstHeldTransaction } from '../helpers/held-transaction';
-import { type GqlResult, type TestHost, aPrincipal, aTenantWithKey, hostPerSuite } from '../helpers/test-host';
+import { type GqlResult, type TestHost, aTenantWithKey, hostPerSuite } from '../helpers/test-host';
 import { aSimulatedSource, applyListing } from '../conformance/scenario';
 
 const CREATE_TENANT = 'mutation($n: String!) { createTenant(name: $n) { id } }';

@@ -4,6 +4,7 @@
  * service resumes by itself, and every admin write that was acknowledged is still there.
  */
 import { expect } from 'chai';
+import { until } from '../helpers/mcp-servers';
 import { freePort } from '../helpers/mcp-servers';
 import { createPrivatePostgres, postgresBinDir, type PrivatePostgres } from '../helpers/private-postgres';
 import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
@@ -32,12 +33,9 @@ describe('database restart while requests flow (private PostgreSQL cluster)', fu
     const statuses = new Map<number, number>();
     let writer = 0;
     let stopFlow = false;
-    let slowest = 0;
     const flow = (async () => {
       while (!stopFlow) {
-        const started = Date.now();
         const r = await fetch(`${host.url}/tools`, { headers: { authorization: `Bearer ${t.key}` } }).catch(() => null);
-        slowest = Math.max(slowest, Date.now() - started);
         const code = r?.status ?? 0;
         statuses.set(code, (statuses.get(code) ?? 0) + 1);
         if (code === 503) expect(r!.headers.get('retry-after')).to.equal('2');
@@ -48,26 +46,27 @@ describe('database restart while requests flow (private PostgreSQL cluster)', fu
         await new Promise((r2) => setTimeout(r2, 20));
       }
     })();
-    await new Promise((r) => setTimeout(r, 500));
+    // Event-driven waits (issue 13: no fixed sleeps, no wall-clock assertions): each step waits for what the previous
+    // one must cause, bounded only so that a broken step fails the test instead of hanging it.
+    const count = (code: number) => statuses.get(code) ?? 0;
+    await until(async () => count(200) >= 3, 10_000, 20);
     pg.stop();
-    await new Promise((r) => setTimeout(r, 800));
-    const ready = await host.get('/readyz');
-    expect(ready.status).to.equal(503);
+    await until(async () => (await host.get('/readyz')).status === 503, 15_000, 50);
     expect((await host.get('/healthz')).status).to.equal(200);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Requests complete while the database is away (they fail fast with 503 instead of hanging): three more of them.
+    const during = count(503);
+    await until(async () => count(503) >= during + 3, 15_000, 20);
     pg.start();
-    const back = Date.now();
-    while (Date.now() - back < 15000 && (await host.get('/readyz')).status !== 200) await new Promise((r) => setTimeout(r, 100));
-    expect((await host.get('/readyz')).status).to.equal(200);
-    await new Promise((r) => setTimeout(r, 500));
+    await until(async () => (await host.get('/readyz')).status === 200, 30_000, 100);
+    const after = count(200);
+    await until(async () => count(200) >= after + 3, 15_000, 20);
     stopFlow = true;
     await flow;
     const codes = [...statuses.keys()].sort();
-    console.log(`      (statuses: ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} writes acknowledged; slowest request ${slowest} ms)`);
+    console.log(`      (statuses: ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} writes acknowledged)`);
     expect(codes.filter((c) => c >= 500 && c !== 503), 'no 5xx but 503').to.deep.equal([]);
     expect(codes).to.include(503);
     expect(codes).to.include(200);
-    expect(slowest, 'requests fail fast instead of hanging').to.be.lessThan(5000);
     const tools = (await host.get('/tools', t.key)).json() as Array<{ toolId: string }>;
     const served = new Set(tools.map((d) => d.toolId));
     for (const id of acknowledged) expect(served.has(id), `${id} was acknowledged but is gone`).to.equal(true);

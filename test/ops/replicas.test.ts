@@ -1,6 +1,8 @@
 /**
  * Several replicas on one PostgreSQL database (issue 7): a change made through one replica is served by the
- * other within one second (LISTEN/NOTIFY, with the version poll as backstop), with the same bytes and ETag.
+ * other as soon as PostgreSQL notifies it (LISTEN/NOTIFY; the version poll, the backstop, is switched off here, so
+ * only the notification can have told it), with the same bytes and ETag. No wall clock is asserted (issue 13): the
+ * wait loops only bound how long a broken notification path takes to fail the test.
  */
 import { expect } from 'chai';
 import { DATABASES } from '../helpers/databases';
@@ -23,13 +25,13 @@ describe('replicas on one PostgreSQL database', function () {
   before(async () => {
     const created = await postgres.create();
     drop = created.drop;
-    env = { DATABASE_URL: (created.db as { url: string }).url, LOG_LEVEL: 'warn', TOOLCAT_VERSION_POLL_MS: '5000' };
+    env = { DATABASE_URL: (created.db as { url: string }).url, LOG_LEVEL: 'warn', TOOLCAT_VERSION_POLL_MS: '0' };
     await run(process.execPath, [CLI, 'migrate'], { env: { ...process.env, ...env } });
     await run(process.execPath, [CLI, 'tenants', 'create', 'ops'], { env: { ...process.env, ...env } });
     await run(process.execPath, [CLI, 'grants', 'create', '--tenant', 'ops', '--pattern', '*'], { env: { ...process.env, ...env } });
     admin = (await run(process.execPath, [CLI, 'keys', 'create', '--tenant', 'ops', '--admin'], { env: { ...process.env, ...env } })).stdout.trim();
     agent = (await run(process.execPath, [CLI, 'keys', 'create', '--tenant', 'ops'], { env: { ...process.env, ...env } })).stdout.trim();
-    // The poll interval is set to 5 s so that what is measured below is the notification path.
+    // TOOLCAT_VERSION_POLL_MS=0: no poll, so what the replicas learn below they learn by notification.
     replicas.push(await startReplica({ ...env, LOG_LEVEL: 'info' }), await startReplica({ ...env, LOG_LEVEL: 'info' }));
   });
   after(async () => {
@@ -42,7 +44,7 @@ describe('replicas on one PostgreSQL database', function () {
     return { status: res.status, etag: res.headers.get('etag'), text: await res.text() };
   };
 
-  it('a classification changed through one replica is served by the other within one second, byte-identical', async () => {
+  it('a classification changed through one replica is served by the other on notification, byte-identical', async () => {
     const [a, b] = replicas;
     await gqlAt(a.url, admin, 'mutation { upsertHostExtension(input: { name: "shared", inputSchema: { type: "object" }, safetyTier: "read", replayPolicy: "idempotent", egress: "none" }) { toolId } }');
     const first = await get(b, '/tools/ext.shared'); // warms b's cache
@@ -50,21 +52,20 @@ describe('replicas on one PostgreSQL database', function () {
     await gqlAt(a.url, admin, 'mutation { classifyTool(input: { toolId: "ext.shared", safetyTier: "write", replayPolicy: "non-idempotent", egress: "open" }) { toolId } }');
     const changedAt = Date.now();
     let seen = first;
-    while (Date.now() - changedAt < 3000) {
+    while (Date.now() - changedAt < 10_000) {
       seen = await get(b, '/tools/ext.shared');
       if (seen.text.includes('"safetyTier":"write"')) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const lag = Date.now() - changedAt;
-    expect(seen.text, 'replica b still serves the old classification').to.include('"safetyTier":"write"');
-    expect(lag).to.be.lessThan(1000);
+    expect(seen.text, 'replica b still serves the old classification: no notification reached it').to.include('"safetyTier":"write"');
     const [la, lb] = [await get(a, '/tools'), await get(b, '/tools')];
     expect(lb.text).to.equal(la.text);
     expect(lb.etag).to.equal(la.etag);
     console.log(`      (change visible on the other replica after ${lag} ms)`);
   });
 
-  it('a revoked key stops working on every replica within one second', async () => {
+  it('a revoked key stops working on every replica on notification', async () => {
     const [a, b] = replicas;
     const created = await gqlAt<{ createPrincipal: { apiKey: string; principal: { id: string } } }>(
       a.url, admin, 'mutation($t: ID!) { createPrincipal(input: { tenantId: $t, name: "temp" }) { apiKey principal { id } } }',
@@ -75,12 +76,12 @@ describe('replicas on one PostgreSQL database', function () {
     await gqlAt(a.url, admin, 'mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: created.createPrincipal.principal.id });
     const t0 = Date.now();
     let status = 200;
-    while (Date.now() - t0 < 3000 && status === 200) {
+    while (Date.now() - t0 < 10_000 && status === 200) {
       status = (await fetch(`${b.url}/tools`, { headers: { authorization: `Bearer ${key}` } })).status;
       if (status === 200) await new Promise((r) => setTimeout(r, 20));
     }
-    expect(status).to.equal(401);
-    expect(Date.now() - t0).to.be.lessThan(1000);
+    expect(status, 'the key still works on replica b: no notification reached it').to.equal(401);
+    console.log(`      (revocation effective on the other replica after ${Date.now() - t0} ms)`);
   });
 });
 

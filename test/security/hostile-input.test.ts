@@ -109,7 +109,6 @@ forEachDatabase('security: hostile input', (database) => {
   }
 
   async function run(inputs: HostileInput[]) {
-    expect(Date.now() - started, 'suite time budget').to.be.lessThan(SUITE_BUDGET_MS);
     const failures: string[] = [];
     for (const [i, input] of inputs.entries()) {
       const o = await rawExchange(port, input.data, { timeoutMs: 5000, halfClose: input.halfClose });
@@ -157,7 +156,9 @@ forEachDatabase('security: hostile input', (database) => {
     await run(malformed(keys));
   });
 
-  it('the process survives with bounded memory and the suite stays within its time budget', async () => {
+  // Time is reported, not asserted (issue 13): every exchange is bounded by its own socket timeout, so a hang fails
+  // as that input's failure, and mocha's timeout bounds the whole.
+  it('the process survives with bounded memory', async () => {
     await healthy('all inputs');
     const grown = process.memoryUsage().rss - rssBefore;
     const elapsed = Date.now() - started;
@@ -170,6 +171,5 @@ forEachDatabase('security: hostile input', (database) => {
     console.log(`      [${database.name}] ${errors.length} error-level log lines${distinct.length ? `: ${distinct.join(' | ')}` : ''}`);
     expect(stats.c5xx).to.equal(0);
     expect(grown, 'RSS growth').to.be.lessThan(RSS_BOUND);
-    expect(elapsed, 'time budget').to.be.lessThan(SUITE_BUDGET_MS);
   });
 });

@@ -47,9 +47,8 @@ describe(maxDepthRule.name, () => {
     // 30 fragments each spreading the previous one twice: 2^30 expansions if it were not memoised.
     let doc = 'fragment F0 on Node { id }';
     for (let i = 1; i <= 30; i++) doc += ` fragment F${i} on Node { parent { ...F${i - 1} } children { ...F${i - 1} } }`;
-    const started = Date.now();
+    // Unmemoised, this never finishes (mocha's timeout fails it); no wall-clock assertion needed (issue 13).
     const messages = errorsOf(`{ node(id: "1") { ...F30 } } ${doc}`, [maxDepthRule(12), maxAliasesRule(30)]);
-    expect(Date.now() - started).to.be.lessThan(1000);
     expect(messages).to.deep.equal(['The anonymous operation is nested 32 levels deep; the limit is 12.']);
   });
 });
