@@ -133,6 +133,10 @@ function collect(list: Touched, acc: Float64Array, ids: readonly string[], top: 
   return list.n;
 }
 
+function isParsed(q: unknown): q is ParsedQuery {
+  return typeof q === 'object' && q !== null && Array.isArray((q as ParsedQuery).terms) && Array.isArray((q as ParsedQuery).weights);
+}
+
 function countVisible(data: Int32Array, n: number, bits: Uint32Array): number {
   let df = 0;
   for (let i = 0; i < n; i++) {
@@ -231,7 +235,9 @@ export class SearchIndex {
       const tokens = tokenize(texts[f], this.params.tokenize);
       lens.push(tokens.length);
       const shift = fi * TF_BITS;
-      for (const t of tokens) {
+      const indexed = Math.min(tokens.length, this.params.maxFieldTokens);
+      for (let i = 0; i < indexed; i++) {
+        const t = tokens[i];
         const packed = terms.get(t) ?? 0;
         const tf = (packed >>> shift) & ((1 << TF_BITS) - 1);
         if (tf < cap) terms.set(t, packed + (1 << shift));
@@ -258,7 +264,7 @@ export class SearchIndex {
    */
   rank(visible: VisibleSetRef, query: string | ParsedQuery, k: number): SearchResult {
     if (!Number.isInteger(k) || k < 1) throw new RangeError('k must be a positive integer');
-    const q = typeof query === 'string' ? parseQuery(query, this.params.tokenize) : query;
+    const q = isParsed(query) ? query : parseQuery(query, this.params.tokenize);
     const view = this.viewOf(visible);
     if (q.terms.length === 0 || view.n === 0) return { hits: [], matched: 0, visible: view.n, query: q };
     const { k1 } = this.params;
