@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FIELDS, FIELD_COUNT, type SearchDocument, fieldTexts } from './fields';
-import { DEAD, Partition, type Touched } from './partition';
+import { Partition, type Touched } from './partition';
 import { type ParsedQuery, parseQuery } from './query';
 import { DEFAULT_RANKING, type RankingParams, TF_BITS, checkParams, idf } from './ranking';
 
@@ -426,4 +426,3 @@ export class SearchIndex {
   }
 }
 
-export { DEAD };
