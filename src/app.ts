@@ -4,7 +4,7 @@ import type { RequestListener } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLContext } from './graphql/context';
 import { buildApollo } from './graphql/apollo';
-import { agentSchemaOf } from './graphql/agent-schema';
+import { agentSchemaOf, publicSchemaOf } from './graphql/agent-schema';
 import { makeFormatError } from './graphql/format-error';
 import { buildCatalogSchema } from './graphql/schema';
 import { PreparedExecutor } from './rest/graphql-executor';
@@ -28,6 +28,11 @@ import { createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
 import { CeilingService } from './services/ceiling.service';
+import { type CallFinished, InvocationService } from './invocation/invocation.service';
+import type { Upstream } from './invocation/upstream';
+import { createUpstreams } from './invocation/upstreams';
+import { ExtensionImplementationStore } from './persistence/extension-implementation.store';
+import { ToolCallStore } from './persistence/tool-call.store';
 import { GrantService } from './services/grant.service';
 import { TenancyService } from './services/tenancy.service';
 import { ToolAdminService } from './services/tool-admin.service';
@@ -106,6 +111,29 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       onResult: (r) => metricsHook.current?.(r),
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
+    const catalog = new CatalogReadService(cache, { compactView: config.compactView });
+    // Issue 14: calls go through the catalog's own decision, then to the tool's source or implementation.
+    const calls = new ToolCallStore(dataSource);
+    const implementations = new ExtensionImplementationStore(dataSource, config.secretEnv);
+    const upstream =
+      opts.upstream ??
+      createUpstreams({
+        dataSource,
+        env: config.secretEnv,
+        version: config.hostVersion,
+        resolveExtension: (toolId) => implementations.resolve(toolId),
+        limits: {
+          maxConcurrentPerSource: config.calls.concurrencyPerSource,
+          maxQueuedPerSource: config.calls.queuePerSource,
+          breakerFailureThreshold: config.calls.breakerFailures,
+          breakerOpenMs: config.calls.breakerOpenSeconds * 1000,
+        },
+        connectTimeoutMs: config.syncLimits.connectTimeoutMs,
+        maxMessageBytes: config.calls.maxResultBytes + 64 * 1024,
+        log,
+      });
+    const callsHook: { current?: (f: CallFinished) => void } = {};
+    const invocation = new InvocationService({ ds: dataSource, generation, catalog, upstream, store: calls, settings: config.calls, log, onFinished: (f) => callsHook.current?.(f) });
     const services: AppServices = {
       tenancy,
       grants: new GrantService(dataSource),
@@ -117,7 +145,10 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       sync,
       scheduler,
       audit: new AuditQueryService(dataSource),
-      catalog: new CatalogReadService(cache, { compactView: config.compactView }),
+      catalog,
+      invocation,
+      calls,
+      callSessions: { drop: (source) => ('pool' in upstream ? (upstream as { pool: { drop(s: string): Promise<void> } }).pool.drop(source) : Promise.resolve()) },
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
     if (config.configFile) await applyConfigFile(services, config.configFile);
@@ -131,17 +162,19 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     await listener?.start();
 
     const schema = buildCatalogSchema(services, log);
-    const apollo = buildApollo(schema, config.security, log);
+    const apollo = buildApollo(publicSchemaOf(schema), config.security, log);
     const agentApollo = buildApollo(agentSchemaOf(schema), config.security, log);
     await apollo.start();
     await agentApollo.start();
     const metrics = createMetrics({ cache, dataSource, health, sync });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
+    callsHook.current = (f) => metrics.callResults.observe(f);
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({
       apollo,
       agentApollo,
       rest: new PreparedExecutor(schema, makeFormatError(log)),
+      calls: { maxRequestBytes: config.calls.maxRequestBytes, heartbeatMs: 15_000 },
       authenticate: identity.authenticate,
       security: config.security,
       health,
@@ -169,6 +202,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           generation.stop();
           health.stop();
           scheduler.stop();
+          await invocation.stop();
           await sync.stop();
           await snapshots!.close();
           await listener?.stop();

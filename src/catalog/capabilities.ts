@@ -7,6 +7,8 @@ export interface Capabilities {
     readonly sources: readonly ToolSource[];
     readonly compactView: boolean;
     readonly sessionLifecycle: boolean;
+    /** POST /tools/{toolId}/calls (issue 14). */
+    readonly calls: boolean;
   };
 }
 
@@ -16,8 +18,10 @@ export function deriveCapabilities(opts: { hostVersion: string; compactView: boo
     toolCatalog: {
       sources: [...opts.sources],
       compactView: opts.compactView,
-      // toolcat emits no session events; TC-SESS-1 makes them optional.
-      sessionLifecycle: false,
+      // Calls are made through toolcat (issue 14); a call answered as an event stream is bracketed by the
+      // content-free tool.session.opened and tool.session.closed (TC-SESS-1).
+      sessionLifecycle: true,
+      calls: true,
     },
   };
 }

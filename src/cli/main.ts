@@ -10,6 +10,7 @@ import { CatalogError } from '../catalog/catalog.errors';
 import { isRole } from '../catalog/principal';
 import { createDataSource } from '../persistence/data-source';
 import { DEMO_EXTENSIONS_FILE, seedDemo } from './demo';
+import { startDemoImplementations } from './demo-implementations';
 
 /**
  * `npx toolcat <command>`: the operator's entry point. The only file besides config.ts that touches
@@ -34,6 +35,12 @@ program
     if (file) env.TOOLCAT_CONFIG_FILE = file;
     else if (o.demo && !env.TOOLCAT_CONFIG_FILE && !env.TOOLCAT_EXTENSIONS_FILE) env.TOOLCAT_CONFIG_FILE = DEMO_EXTENSIONS_FILE;
     if (o.migrate) env.TOOLCAT_MIGRATE = 'true';
+    // The demo's extensions are called through its own signed endpoint (issue 14), started before the config names it.
+    const demo = o.demo ? await startDemoImplementations() : null;
+    if (demo) {
+      env.TOOLCAT_DEMO_EXTENSIONS_URL = demo.url;
+      env.TOOLCAT_DEMO_EXTENSIONS_SECRET = demo.secret;
+    }
     const config = loadConfig(env);
     const app = await createApp(config);
     const { url } = await app.listen();
@@ -45,6 +52,9 @@ program
           `  agent key (tenant "demo"): ${keys.agentKey}\n` +
           `  host-admin key:            ${keys.adminKey}\n\n` +
           `  curl -H "Authorization: Bearer ${keys.agentKey}" ${url}/tools\n` +
+          `  curl -H "Authorization: Bearer ${keys.agentKey}" -H "Content-Type: application/json" \\\n` +
+          `       -d '{"arguments":{"expression":"(2 + 3) * 4"}}' ${url}/tools/ext.calculator/calls\n` +
+          `  demo workspace (read_file, write_file): ${demo!.workspace}\n` +
           `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`,
       );
     }
@@ -55,6 +65,7 @@ program
       stopping = true;
       app.log.info({ drainMs }, 'shutting down: draining in-flight requests');
       await app.close(drainMs);
+      await demo?.close();
       app.log.info('stopped');
       process.exit(0);
     };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from './cache-settings';
 import { DEFAULT_SYNC_LIMITS, DEFAULT_SYNC_POLICY, type SyncLimits, type SyncPolicy } from '../sources/mcp/sync-limits';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
+import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
@@ -43,6 +44,8 @@ export interface Config {
   readonly migrateOnStart: boolean;
   /** The ceiling a new tenant starts with (issue 11 defect 6); host admins change it per tenant. */
   readonly tenantDefaultCeiling: readonly GrantShape[];
+  /** Bounds on tool calls (issue 14). */
+  readonly calls: CallSettings;
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -71,6 +74,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_MIGRATE: 'true|false: run pending migrations at start (default true for SQLite, false for PostgreSQL)',
   TOOLCAT_TENANT_DEFAULT_MAX_TIER: 'pure|read|write|exec: the ceiling of a new tenant is every tool up to this tier (default: unrestricted)',
   ...SECURITY_ENV_DOCS,
+  ...CALL_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -144,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     hostVersion: packageVersion(),
     migrateOnStart: bool('TOOLCAT_MIGRATE', db.type === 'sqlite'),
     tenantDefaultCeiling: defaultCeiling(env.TOOLCAT_TENANT_DEFAULT_MAX_TIER, problems),
+    calls: loadCallSettings(int, bool),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

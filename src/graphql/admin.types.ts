@@ -1,5 +1,5 @@
 import { GraphQLJSON } from 'graphql-scalars';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ToolDescriptorType } from './tool.types';
 
 @ObjectType('Tenant')
@@ -113,6 +113,24 @@ export class ClassifyToolInput {
   @Field(() => String) egress!: string;
 }
 
+@InputType('WriteOnlyValue', { description: 'A literal, or the name of an environment variable of the toolcat process read when the value is used. Never read back.' })
+export class WriteOnlyValueInput {
+  @Field(() => String, { nullable: true }) value?: string | null;
+  @Field(() => String, { nullable: true }) fromEnv?: string | null;
+}
+
+@InputType('HttpImplementationInput')
+export class HttpImplementationInput {
+  @Field(() => WriteOnlyValueInput, { description: 'The endpoint toolcat POSTs each call to (docs/extensions.md).' }) url!: WriteOnlyValueInput;
+  @Field(() => WriteOnlyValueInput, { description: 'The HMAC secret the request is signed with (at least 16 characters).' }) secret!: WriteOnlyValueInput;
+  @Field(() => Int, { nullable: true }) timeoutMs?: number | null;
+}
+
+@InputType('ExtensionImplementationInput')
+export class ExtensionImplementationInput {
+  @Field(() => HttpImplementationInput) http!: HttpImplementationInput;
+}
+
 @InputType('HostExtensionInput')
 export class HostExtensionInputType {
   @Field(() => String) name!: string;
@@ -124,4 +142,6 @@ export class HostExtensionInputType {
   @Field(() => String) replayPolicy!: string;
   @Field(() => String) egress!: string;
   @Field(() => ID, { nullable: true }) tenantId?: string | null;
+  @Field(() => ExtensionImplementationInput, { nullable: true, description: 'How its calls are made (issue 14); absent: calls answer NOT_IMPLEMENTED.' })
+  implementation?: ExtensionImplementationInput | null;
 }

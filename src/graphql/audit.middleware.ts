@@ -8,9 +8,12 @@ import type { GraphQLContext } from './context';
  * in their own transaction. A mutation that succeeds without writing one is a bug, logged as an error, and
  * test/integration/audit.test.ts fails for it.
  */
+const CALL_MUTATIONS = new Set(['callTool', 'startToolCall']);
+
 export function makeAuditMiddleware(log: Logger): MiddlewareFn<GraphQLContext> {
   return async ({ info, context }, next) => {
-    if (info.parentType.name !== 'Mutation') return next();
+    // Tool calls are recorded in the call log (issue 14), not the audit log of admin changes.
+    if (info.parentType.name !== 'Mutation' || CALL_MUTATIONS.has(info.fieldName)) return next();
     return runAudited({ action: info.fieldName, requestId: context.requestId, actor: actorOf(context.principal) }, async () => {
       const result: unknown = await next();
       if (!currentAuditScope()?.audited) log.error({ mutation: info.fieldName, requestId: context.requestId }, 'mutation completed without an audit row');

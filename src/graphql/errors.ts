@@ -21,6 +21,16 @@ export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: bo
     case CatalogErrorCode.InvariantViolation:
     case CatalogErrorCode.CeilingExceeded:
       return new GraphQLError(err.message, { extensions: { code } });
+    case CatalogErrorCode.InvalidArguments:
+    case CatalogErrorCode.IdempotencyKeyReused:
+    case CatalogErrorCode.UpstreamTimeout:
+    case CatalogErrorCode.UpstreamUnavailable:
+    case CatalogErrorCode.ResultTooLarge:
+    case CatalogErrorCode.SourceOverloaded:
+    case CatalogErrorCode.SourceUnavailable:
+    case CatalogErrorCode.NotImplemented:
+      // Calls (issue 14): the details (argument problems, Retry-After seconds) travel with the code.
+      return new GraphQLError(err.message, { extensions: { code, ...(err.opts.details ? { details: err.opts.details } : {}) } });
     case CatalogErrorCode.Internal:
       return new GraphQLError('Internal server error.', { extensions: { code } });
     default:

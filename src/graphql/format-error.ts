@@ -25,7 +25,7 @@ export function makeFormatError(log: Logger) {
     const original = unwrapResolverError(error);
     if (original instanceof CatalogError) {
       const g = toGraphQLError(original);
-      return { message: g.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
+      return { message: g.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code, ...(original.opts.details ? { details: original.opts.details } : {}) } };
     }
     if (isDatabaseUnavailable(original)) {
       return { message: UNAVAILABLE_MESSAGE, path: formatted.path, extensions: { code: SERVICE_UNAVAILABLE } };

@@ -10,8 +10,10 @@ import { TenancyResolver } from './tenancy.resolver';
 import { AuditResolver } from './audit.resolver';
 import { SourceResolver } from './source.resolver';
 import { ToolAdminResolver } from './tool-admin.resolver';
+import { CallResolver } from './call.resolver';
+import { publicSchemaOf } from './agent-schema';
 
-export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver] as const;
+export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver, CallResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global
@@ -30,5 +32,5 @@ export function buildCatalogSchema(services: AppServices | null, log?: Logger): 
 /** The committed schema.graphql is exactly this text (test/pins/sdl.pin.test.ts fails on drift). */
 export function printCatalogSchema(): string {
   const header = '# Generated from the type-graphql resolvers by `npm run schema:emit`. Do not edit by hand.\n\n';
-  return header + printSchema(lexicographicSortSchema(buildCatalogSchema(null))) + '\n';
+  return header + printSchema(lexicographicSortSchema(publicSchemaOf(buildCatalogSchema(null)))) + '\n';
 }

@@ -1,5 +1,7 @@
 import type { AuditQueryService } from '../audit/audit-query.service';
 import type { Identity } from '../auth/authenticator';
+import type { InvocationService } from '../invocation/invocation.service';
+import type { ToolCallStore } from '../persistence/tool-call.store';
 import type { Capabilities } from '../catalog/capabilities';
 import type { CatalogReadService } from '../services/catalog-read.service';
 import type { CeilingService } from '../services/ceiling.service';
@@ -26,6 +28,11 @@ export interface AppServices {
   readonly audit: AuditQueryService;
   readonly catalog: CatalogReadService;
   readonly capabilities: Capabilities;
+  /** Tool calls (issue 14) and their log. */
+  readonly invocation: InvocationService;
+  readonly calls: ToolCallStore;
+  /** The call sessions of MCP sources: a removed or changed source's session is closed. */
+  readonly callSessions: { drop(source: string): Promise<void> };
 }
 
 export const SERVICES = Symbol('AppServices');

@@ -90,6 +90,7 @@ export class SourceResolver {
     const secretsGiven = input.env != null || input.headers != null || input.url != null;
     const saved = await this.s.sources.update(ctx.principal, toInput(input, secretsGiven));
     await this.s.sync.drop(saved.name);
+    await this.s.callSessions.drop(saved.name);
     await this.s.scheduler.refresh(saved.name);
     return this.toType(saved);
   }
@@ -99,6 +100,7 @@ export class SourceResolver {
     const ok = await this.s.sources.remove(ctx.principal, name);
     this.s.scheduler.unschedule(name);
     await this.s.sync.drop(name);
+    await this.s.callSessions.drop(name);
     return ok;
   }
 

@@ -2,7 +2,8 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Classification } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
 import { requireRole } from '../catalog/admin-scope';
-import { AdminToolType, ClassifyToolInput, CompactNoteType, HostExtensionInputType, IngestNoteType } from './admin.types';
+import { AdminToolType, ClassifyToolInput, CompactNoteType, type ExtensionImplementationInput, HostExtensionInputType, IngestNoteType } from './admin.types';
+import type { ExtensionImplementationSpec, SecretSpec } from '../catalog/host-extension';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
 import { redactJson } from '../catalog/credential-redaction';
@@ -45,7 +46,7 @@ export class ToolAdminResolver {
 
   @Mutation(() => AdminToolType, { description: 'host-admin: create or replace a host extension (may be exec).' })
   async upsertHostExtension(@Ctx() ctx: GraphQLContext, @Arg('input', () => HostExtensionInputType) input: HostExtensionInputType): Promise<AdminToolType> {
-    return toAdminTool(await this.s.toolAdmin.upsertHostExtension(ctx.principal, { ...input, ...classificationOf(input) }));
+    return toAdminTool(await this.s.toolAdmin.upsertHostExtension(ctx.principal, { ...input, ...classificationOf(input), implementation: implementationOf(input.implementation) }));
   }
 
   @Mutation(() => Boolean)
@@ -62,6 +63,13 @@ export class ToolAdminResolver {
   async unclassifyTool(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<AdminToolType> {
     return toAdminTool(await this.s.toolAdmin.unclassifyTool(ctx.principal, toolId));
   }
+}
+
+/** GraphQL's { value | fromEnv } inputs to the domain's secret form; a value given both ways is refused by the service. */
+function implementationOf(i: ExtensionImplementationInput | null | undefined): ExtensionImplementationSpec | null {
+  if (!i) return null;
+  const v = (x: { value?: string | null; fromEnv?: string | null }): SecretSpec => (x.fromEnv ? { fromEnv: x.fromEnv } : (x.value ?? ''));
+  return { http: { url: v(i.http.url), secret: v(i.http.secret), ...(i.http.timeoutMs != null ? { timeoutMs: i.http.timeoutMs } : {}) } };
 }
 
 function classificationOf(i: { safetyTier: string; replayPolicy: string; egress: string }): Classification {

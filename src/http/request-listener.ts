@@ -49,6 +49,8 @@ export function buildRequestListener(deps: {
   log: Logger;
   /** In-flight tracking for graceful shutdown. */
   track: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The call endpoints' bounds (issue 14). */
+  calls: { readonly maxRequestBytes: number; readonly heartbeatMs: number };
 }): RequestListener {
   const { apollo, security, health, metrics, log } = deps;
   // Identity, once per request: the facade and /graphql each call this once for the requests they serve.
@@ -81,6 +83,7 @@ export function buildRequestListener(deps: {
     contextFor,
     limiter: createRateLimiter(security.rateLimit),
     budgetKey: (ctx) => decisionKey(ctx.principal!),
+    calls: deps.calls,
     databaseUp: () => health.isUp,
     onError: (err, _req, res) => onError(err, res),
   });

@@ -16,7 +16,12 @@ export interface Metrics {
   readonly syncResults: { inc(labels: { source: string; status: string }): void };
   /** Counts the request and times it until its response has been handed to the OS. */
   observe(req: IncomingMessage, res: ServerResponse): void;
+  /** Tool calls by source, tool and outcome (issue 14 item 7). */
+  readonly callResults: { observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void };
 }
+
+/** Distinct tool labels kept before the rest are counted as `_other` (bounded cardinality at 100,000 tools). */
+const MAX_TOOL_LABELS = 1000;
 
 /**
  * What the metrics read of the sync service (the source layer sits above ops/, so metrics depend on this shape, not
@@ -38,6 +43,23 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const callCounter = new Counter({ name: 'toolcat_tool_calls_total', help: 'Tool calls by source, tool and outcome', labelNames: ['source', 'tool', 'outcome'], registers: [registry] });
+  const callLatency = new Histogram({
+    name: 'toolcat_tool_call_duration_seconds',
+    help: 'Tool call duration by source (retries included)',
+    labelNames: ['source'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const toolLabels = new Set<string>();
+  const callResults = {
+    observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void {
+      if (!toolLabels.has(f.toolId) && toolLabels.size < MAX_TOOL_LABELS) toolLabels.add(f.toolId);
+      const tool = toolLabels.has(f.toolId) ? f.toolId : '_other';
+      callCounter.inc({ source: sourceLabel(f.source), tool: containsCredential(tool) ? '[redacted]' : tool, outcome: f.outcome });
+      callLatency.observe({ source: sourceLabel(f.source) }, f.durationMs / 1000);
+    },
+  };
   const syncResults = new Counter({ name: 'toolcat_source_sync_total', help: 'MCP source syncs by source and resulting status', labelNames: ['source', 'status'], registers: [registry] });
   new Gauge({
     name: 'toolcat_cache_hits_total',
@@ -96,6 +118,7 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   if (opts.sync) addSyncMetrics(registry, opts.sync);
   return {
     registry,
+    callResults,
     // Label values are scraped by anyone who can read /metrics (open unless TOOLCAT_METRICS_TOKEN is set): a
     // source named like a token (registered before validateSource refused such names) is not one of them (issue 11).
     syncResults: {
@@ -116,7 +139,12 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
 function routeOf(req: IncomingMessage): string {
   const p = splitTarget(req.url).path;
   if (p === '/tools') return '/tools';
-  if (p.startsWith('/tools/')) return '/tools/:toolId';
+  if (p.startsWith('/tools/')) {
+    const parts = p.split('/');
+    if (parts.length === 4 && parts[3].toLowerCase() === 'calls') return '/tools/:toolId/calls';
+    if (parts.length === 5 && parts[3].toLowerCase() === 'calls') return '/tools/:toolId/calls/:callId';
+    return '/tools/:toolId';
+  }
   if (p === '/graphql' || p === '/capabilities' || p === '/healthz' || p === '/readyz' || p === '/metrics') return p;
   return 'other';
 }

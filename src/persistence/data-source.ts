@@ -18,6 +18,9 @@ import { ToolIdByteOrderIndex1764500000000 } from './migrations/1764500000000-to
 import { CeilingsGroupsRowHash1764510000000 } from './migrations/1764510000000-ceilings-groups-row-hash';
 import { StagedSnapshots1764520000000 } from './migrations/1764520000000-staged-snapshots';
 import { SyncProgressThrottle1764530000000 } from './migrations/1764530000000-sync-progress-throttle';
+import { ToolCalls1764560000000 } from './migrations/1764560000000-tool-calls';
+import { ToolCallEntity } from './tool-call.entity';
+import { ExtensionImplementationEntity } from './extension-implementation.entity';
 import { TenantCeilingEntity } from './tenant-ceiling.entity';
 import { AuditEntity } from './audit.entity';
 import { PrincipalEntity } from './principal.entity';
@@ -26,10 +29,11 @@ import { ToolEntity } from './tool.entity';
 
 export const ENTITIES = [
   TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
-  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity,
+  McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity, ToolCallEntity, ExtensionImplementationEntity,
 ];
 export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
   CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
+  ToolCalls1764560000000,
 ];
 
 /**

@@ -16,6 +16,24 @@ export const GET_TOOL = /* GraphQL */ `
 
 export const CAPABILITIES = /* GraphQL */ `
   query RestCapabilities {
-    capabilities { hostVersion toolCatalog { sources compactView sessionLifecycle } }
+    capabilities { hostVersion toolCatalog { sources compactView sessionLifecycle calls } }
+  }
+`;
+
+/** Issue 14: a call, started in-process so that its live handle (JSON or SSE answer) reaches the facade. */
+export const START_CALL = /* GraphQL */ `
+  mutation RestStartCall($toolId: String!, $arguments: JSON, $idempotencyKey: String) {
+    call: startToolCall(toolId: $toolId, arguments: $arguments, idempotencyKey: $idempotencyKey) { callId replayed handle }
+  }
+`;
+
+/** Issue 14: a past call of the caller (null for anyone else's). */
+export const GET_CALL = /* GraphQL */ `
+  query RestGetCall($toolId: String!, $callId: String!) {
+    call: toolCall(toolId: $toolId, callId: $callId) {
+      callId toolId status outcome startedAt finishedAt durationMs
+      result { isError content structuredContent }
+      error { code message details }
+    }
   }
 `;

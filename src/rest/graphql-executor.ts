@@ -5,6 +5,8 @@ export interface ExecutionOutcome {
   readonly data: Record<string, unknown> | null;
   readonly errorCodes: readonly string[];
   readonly errorMessages: readonly string[];
+  /** `extensions.details` of each error (argument problems, Retry-After seconds), where it has one. */
+  readonly errorDetails?: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>;
 }
 
 /** Runs one of the REST facade's fixed GraphQL operations in-process, on the same schema as /graphql. */
@@ -61,6 +63,7 @@ export class PreparedExecutor implements GraphQLExecutor {
       data: (result.data as Record<string, unknown> | null | undefined) ?? null,
       errorCodes: formatted.map((e) => String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR')),
       errorMessages: formatted.map((e) => e.message),
+      errorDetails: formatted.map((e) => e.extensions?.details as Readonly<Record<string, unknown>> | undefined),
     };
   }
 }

@@ -13,6 +13,26 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.free
   SERVICE_UNAVAILABLE: 503,
 });
 
+/**
+ * Issue 14: a call's outcome to HTTP (docs/errors.md). An unknown or invisible tool is the catalog's own 404 (null),
+ * never one of these.
+ */
+export const CALL_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.freeze({
+  UNAUTHENTICATED: 401,
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  INVALID_ARGUMENTS: 400,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  SOURCE_OVERLOADED: 429,
+  NOT_IMPLEMENTED: 501,
+  UPSTREAM_UNAVAILABLE: 502,
+  RESULT_TOO_LARGE: 502,
+  SOURCE_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
+  UPSTREAM_TIMEOUT: 504,
+});
+
 export function statusForErrors(codes: readonly string[]): number {
   for (const c of codes) if (HTTP_STATUS_BY_CODE[c] !== undefined) return HTTP_STATUS_BY_CODE[c];
   return 500;
@@ -20,6 +40,7 @@ export function statusForErrors(codes: readonly string[]): number {
 
 export const NOT_FOUND_TOOL_BODY = errorBody('NOT_FOUND', 'No tool with this id is available to you.');
 export const METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'This resource is read-only: only GET is allowed.');
+export const CALLS_METHOD_NOT_ALLOWED_BODY = errorBody('METHOD_NOT_ALLOWED', 'A tool is called with POST /tools/{toolId}/calls; a past call is read with GET /tools/{toolId}/calls/{callId}.');
 
 /**
  * Sends a whole JSON body with its Content-Length (a body after a bare writeHead goes out chunked: slower, and

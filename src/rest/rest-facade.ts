@@ -6,8 +6,9 @@ import { ifNoneMatchHits } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { splitTarget } from '../shared/request-target';
-import { HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, sendJson, statusForErrors } from './http-status';
-import { UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
+import { type CallRouteDeps, getCall, postCall, prepareCallDocuments } from './call-routes';
+import { CALLS_METHOD_NOT_ALLOWED_BODY, HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, sendJson, statusForErrors } from './http-status';
+import { AUTHENTICATION_REQUIRED_TEXT, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { type RateLimiter, admitOrRefuse } from './rate-limit';
 
 export interface RestFacadeDeps {
@@ -15,6 +16,8 @@ export interface RestFacadeDeps {
   /** Identity, decided once per request (shared with /graphql). */
   readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
   readonly limiter: RateLimiter;
+  /** The call endpoints' bounds (issue 14). */
+  readonly calls: Omit<CallRouteDeps, 'exec'>;
   /** The rate-limit bucket of an authenticated request: everything the principal's identity depends on. */
   readonly budgetKey: (ctx: GraphQLContext) => string;
   /** While the database is known to be down, answer 503 at once instead of queueing on the pool (issue 7). */
@@ -39,6 +42,8 @@ export type RestFacade = (req: IncomingMessage, res: ServerResponse) => boolean;
 export function createRestFacade(deps: RestFacadeDeps): RestFacade {
   const { exec } = deps;
   for (const doc of [LIST_TOOLS, GET_TOOL, CAPABILITIES]) exec.prepare(doc);
+  prepareCallDocuments(exec);
+  const callDeps: CallRouteDeps = { exec, ...deps.calls };
 
   return (req, res) => {
     const { path, query } = splitTarget(req.url);
@@ -54,13 +59,28 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
         return true;
       }
     }
-    // TC-CAT-2: the catalog is read-only. Any other method answers 405 before anything runs.
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendJson(res, 405, METHOD_NOT_ALLOWED_BODY, { Allow: 'GET, HEAD' });
+    let callId: string | null = null;
+    if (route.rawCallId !== undefined) {
+      try {
+        callId = decodeURIComponent(route.rawCallId);
+      } catch {
+        sendJson(res, 400, errorBody('BAD_REQUEST', 'The request could not be understood.'));
+        return true;
+      }
+    }
+    // TC-CAT-2: the catalog is read-only; a tool's calls are POSTed to /tools/{toolId}/calls (issue 14), a past call
+    // is read with GET. Any other method answers 405 before anything runs.
+    const allowed = route.kind === 'calls' ? (callId === null ? ['POST'] : ['GET', 'HEAD']) : ['GET', 'HEAD'];
+    if (!allowed.includes(req.method ?? '')) {
+      sendJson(res, 405, route.kind === 'calls' && callId === null ? CALLS_METHOD_NOT_ALLOWED_BODY : METHOD_NOT_ALLOWED_BODY, { Allow: allowed.join(', ') });
       return true;
     }
     if (!deps.databaseUp()) {
       sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
+      return true;
+    }
+    if (route.kind === 'calls') {
+      serveCall(deps, callDeps, req, res, toolId!, callId).catch((err: unknown) => deps.onError(err, req, res));
       return true;
     }
     const view = query === null ? null : viewParam(query);
@@ -81,6 +101,19 @@ async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResp
   }
   const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
   sendDocument(req, res, ctx, out);
+}
+
+async function serveCall(deps: RestFacadeDeps, callDeps: CallRouteDeps, req: IncomingMessage, res: ServerResponse, toolId: string, callId: string | null): Promise<void> {
+  const ctx = await deps.contextFor(req);
+  if (!ctx.principal) return sendCallUnauthenticated(res, ctx);
+  if (!admitOrRefuse(deps.limiter, deps.budgetKey(ctx), res)) return;
+  if (callId === null) return postCall(callDeps, req, res, ctx, toolId);
+  return getCall(callDeps, res, ctx, toolId, callId);
+}
+
+function sendCallUnauthenticated(res: ServerResponse, ctx: GraphQLContext): void {
+  res.setHeader('WWW-Authenticate', bearerChallenge(ctx.credentialRejected));
+  sendJson(res, 401, errorBody('UNAUTHENTICATED', AUTHENTICATION_REQUIRED_TEXT));
 }
 
 interface DocumentData {
@@ -118,12 +151,17 @@ function sendError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutco
  * The facade's paths, matched as the Express router they replace did (case-insensitive, one optional trailing
  * slash), except that the toolId segment keeps its case: `/tools`, `/tools/{toolId}`, `/capabilities`.
  */
-function matchRoute(path: string): { kind: 'tools' | 'capabilities'; rawToolId?: string } | null {
+function matchRoute(path: string): { kind: 'tools' | 'capabilities' | 'calls'; rawToolId?: string; rawCallId?: string } | null {
   const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   if (p.length < 6) return null;
   const head = p.slice(0, 7).toLowerCase();
   if (head === '/tools' && p.length === 6) return { kind: 'tools' };
   if (head === '/tools/' && p.length > 7 && p.indexOf('/', 7) < 0) return { kind: 'tools', rawToolId: p.slice(7) };
+  if (head === '/tools/' && p.length > 7) {
+    // /tools/{toolId}/calls and /tools/{toolId}/calls/{callId} (issue 14).
+    const [rawToolId, calls, rawCallId, ...more] = p.slice(7).split('/');
+    if (rawToolId && calls?.toLowerCase() === 'calls' && more.length === 0 && rawCallId !== '') return { kind: 'calls', rawToolId, rawCallId };
+  }
   if (p.length === 13 && p.toLowerCase() === '/capabilities') return { kind: 'capabilities' };
   return null;
 }

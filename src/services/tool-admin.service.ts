@@ -19,6 +19,7 @@ import { notFound, requireRole } from '../catalog/admin-scope';
 import { writeAudit } from '../audit/audit';
 import { TenantEntity } from '../persistence/tenant.entity';
 import { writeTransaction } from '../persistence/write-transaction';
+import { implementationProblems, removeImplementation, writeImplementation } from '../persistence/extension-implementation.store';
 
 /** Stored ids are randomUUID()s: anything else names no tenant, and needs no query to say so (issue 12 defect 5). */
 const STORED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -91,6 +92,7 @@ export class ToolAdminService {
       for (const t of stale) {
         await m.getRepository(ToolEntity).delete({ toolId: t.toolId });
         await m.getRepository(ClassificationEntity).delete({ toolId: t.toolId });
+        await removeImplementation(m, t.toolId);
       }
       for (let i = 0; i < prepared.length; i++) await this.store(m, prepared[i], inputs[i], 'config');
       await writeAudit(m, { targetType: 'config', targetId: 'extensions', tenantId: null, before: { removed: stale.map((t) => t.toolId) }, after: { declared: [...keep] } }, 'applyConfigFile');
@@ -106,6 +108,7 @@ export class ToolAdminService {
       if (!before) throw notFound('host extension');
       await m.getRepository(ToolEntity).delete({ toolId });
       await m.getRepository(ClassificationEntity).delete({ toolId });
+      await removeImplementation(m, toolId);
       await writeAudit(m, { targetType: 'tool', targetId: toolId, tenantId: before.tenantId, before: auditView(toRecord(before)) });
       await bumpCatalogVersion(m);
       return true;
@@ -174,6 +177,8 @@ export class ToolAdminService {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Extension names are 1-64 characters of A-Z a-z 0-9 _ . - (not starting with . or -).');
     }
     assertClassificationAllowed('host-extension', input);
+    const implementation = implementationProblems(input.implementation);
+    if (implementation.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, implementation.join('; '));
     // PostgreSQL cannot store U+0000 in text and SQLite can: refused here, so both databases answer alike (issue 12 defect 5).
     if ([input.title, input.description].some((t) => typeof t === 'string' && t.includes('\u0000'))) {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'title and description cannot contain U+0000 (NUL).');
@@ -196,9 +201,10 @@ export class ToolAdminService {
     return prepared;
   }
 
-  private async store(m: EntityManager, prepared: PreparedTool, c: Classification, decidedBy: string): Promise<void> {
+  private async store(m: EntityManager, prepared: PreparedTool, input: HostExtensionInput, decidedBy: string): Promise<void> {
     await m.getRepository(ToolEntity).save(toEntity(prepared.record, nowIso()));
-    await this.saveClassification(m, prepared.record.toolId, c, decidedBy, prepared.record.contentHash);
+    await this.saveClassification(m, prepared.record.toolId, input, decidedBy, prepared.record.contentHash);
+    await writeImplementation(m, prepared.record.toolId, input.implementation);
   }
 
   private async saveClassification(m: EntityManager, toolId: string, c: Classification, decidedBy: string, approvedHash: string): Promise<void> {

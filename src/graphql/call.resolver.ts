@@ -1,0 +1,74 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { requireRole, tenantScopeOf } from '../catalog/admin-scope';
+import type { ToolCallResult } from '../invocation/invocation.service';
+import type { GraphQLContext } from './context';
+import { requirePrincipal } from './require-principal';
+import type { AppServices } from './services';
+import { AdminToolCallType, CallErrorType, ToolCallRecordType, ToolCallResultType, ToolCallStartType } from './call.types';
+
+/**
+ * Calls (issue 14). A call is decided by the catalog's own read (null = the catalog's 404); the faces translate:
+ * REST runs startToolCall in-process (JSON or SSE), GraphQL clients callTool, the MCP face startToolCall.
+ */
+@Resolver()
+export class CallResolver {
+  constructor(private readonly s: AppServices) {}
+
+  @Mutation(() => ToolCallResultType, { nullable: true, description: 'Calls a tool and waits for its result; null when the tool is unknown or not visible (as tool(toolId) is).' })
+  async callTool(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('toolId', () => String) toolId: string,
+    @Arg('arguments', () => GraphQLJSON, { nullable: true }) args?: unknown,
+    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string | null,
+  ): Promise<ToolCallResultType | null> {
+    const handle = await this.s.invocation.start(requirePrincipal(ctx), toolId, args, { idempotencyKey, requestId: ctx.requestId });
+    return handle ? toResult(await handle.done, handle.replayed) : null;
+  }
+
+  @Mutation(() => ToolCallStartType, { nullable: true, description: 'In-process only (REST, MCP): starts a call and hands back its live handle.' })
+  async startToolCall(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('toolId', () => String) toolId: string,
+    @Arg('arguments', () => GraphQLJSON, { nullable: true }) args?: unknown,
+    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string | null,
+  ): Promise<ToolCallStartType | null> {
+    const handle = await this.s.invocation.start(requirePrincipal(ctx), toolId, args, { idempotencyKey, requestId: ctx.requestId });
+    return handle ? Object.assign(new ToolCallStartType(), { callId: handle.callId, replayed: handle.replayed, handle }) : null;
+  }
+
+  @Query(() => ToolCallRecordType, { nullable: true, description: 'A past call of the caller; null for anyone else\'s (as for one that never was).' })
+  async toolCall(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string, @Arg('callId', () => String) callId: string): Promise<ToolCallRecordType | null> {
+    const past = await this.s.invocation.past(requirePrincipal(ctx), toolId, callId);
+    if (!past) return null;
+    const a = past.answer;
+    return Object.assign(new ToolCallRecordType(), {
+      callId: past.row.callId, toolId: past.row.toolId, status: past.status, outcome: past.outcome, startedAt: past.row.startedAt, finishedAt: past.row.finishedAt,
+      durationMs: past.row.durationMs, result: a && 'result' in a ? toResult(a.result, false) : null, error: a && 'error' in a ? Object.assign(new CallErrorType(), a.error) : null,
+    });
+  }
+
+  @Query(() => [AdminToolCallType], { description: 'The call log, newest first. host-admin: every tenant; tenant-admin: its own.' })
+  async toolCalls(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('toolId', () => String, { nullable: true }) toolId?: string | null,
+    @Arg('outcome', () => String, { nullable: true }) outcome?: string | null,
+    @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
+    @Arg('offset', () => Int, { defaultValue: 0 }) offset = 0,
+  ): Promise<AdminToolCallType[]> {
+    const p = requireRole(ctx.principal, 'host-admin', 'tenant-admin');
+    const rows = await this.s.calls.page({ tenantId: tenantScopeOf(p), toolId, outcome, first, offset });
+    return rows.map((r) =>
+      Object.assign(new AdminToolCallType(), {
+        callId: r.callId, tenantId: r.tenantId, principalId: r.principalId, principalKind: r.principalKind, toolId: r.toolId, safetyTier: r.safetyTier,
+        replayPolicy: r.replayPolicy, egress: r.egress, status: r.status, outcome: r.outcome, argumentBytes: r.argumentBytes, resultBytes: r.resultBytes,
+        requestHash: r.requestHash, arguments: r.arguments === null ? null : (JSON.parse(r.arguments) as unknown), idempotencyKeyUsed: r.idempotencyKey !== null,
+        attempts: r.attempts, startedAt: r.startedAt, durationMs: r.durationMs, requestId: r.requestId,
+      }),
+    );
+  }
+}
+
+function toResult(r: ToolCallResult, replayed: boolean): ToolCallResultType {
+  return Object.assign(new ToolCallResultType(), { ...r, content: [...r.content], replayed });
+}

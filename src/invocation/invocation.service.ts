@@ -1,0 +1,266 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { CatalogGeneration } from '../cache/catalog-generation';
+import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
+import { canonical } from '../catalog/compact/json';
+import type { JsonValue, ToolDescriptor } from '../catalog/descriptor';
+import { jsonDepth } from '../catalog/ingest-bounds';
+import { type Principal, decisionKey } from '../catalog/principal';
+import type { CallSettings } from '../config/call-settings';
+import type { ToolCallEntity } from '../persistence/tool-call.entity';
+import type { ToolCallStore } from '../persistence/tool-call.store';
+import type { CatalogReadService } from '../services/catalog-read.service';
+import { nowIso } from '../shared/clock';
+import type { Logger } from '../shared/logger';
+import { ArgumentValidator } from './argument-validator';
+import { CallEvents } from './call-events';
+import { type CallAnswer, answerOfError, answerOfResult, errorOfAnswer, errorOfUpstream, outcomeOfUpstream } from './call-answer';
+import { targetOf } from './call-target';
+import { type UpstreamResult, type Upstream, UpstreamError } from './upstream';
+
+/** What a caller gets back for a call that produced a result (MCP CallToolResult plus ids). */
+export interface ToolCallResult {
+  readonly callId: string;
+  readonly toolId: string;
+  readonly isError: boolean;
+  readonly content: readonly unknown[];
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+}
+
+export type CallEvent =
+  | { readonly type: 'opened'; readonly callId: string; readonly at: string }
+  | { readonly type: 'progress'; readonly callId: string; readonly progress: number; readonly total?: number; readonly message?: string }
+  | { readonly type: 'result'; readonly result: ToolCallResult }
+  | { readonly type: 'error'; readonly callId: string; readonly code: string; readonly message: string; readonly details?: Readonly<Record<string, unknown>> }
+  | { readonly type: 'closed'; readonly callId: string; readonly at: string };
+
+/** A started call: its events as they happen (opened … closed) and its end. */
+export interface CallHandle {
+  readonly callId: string;
+  readonly toolId: string;
+  /** true: an Idempotency-Key replay; the recorded answer, nothing was called. */
+  readonly replayed: boolean;
+  events(): AsyncIterableIterator<CallEvent>;
+  /** The result, or a CatalogError with the call's code (upstream timeout, overloaded source, …). */
+  readonly done: Promise<ToolCallResult>;
+  /** The caller went away: the upstream call is cancelled. */
+  cancel(): void;
+}
+
+export interface CallFinished {
+  readonly toolId: string;
+  readonly source: string;
+  readonly outcome: string;
+  readonly durationMs: number;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
+
+/**
+ * The invocation core (issue 14): a call is allowed exactly when the caller's own GET /tools/{toolId} would answer
+ * 200 at that moment, because it asks that very question (CatalogReadService.get, the one read path) after reading
+ * the stored catalog version, so a reclassification, revocation or grant change made on any replica applies to the
+ * next call. Then: arguments checked against the tool's inputSchema, the Idempotency-Key honoured, the call sent
+ * where it goes (Upstream), transport failures retried only for tools the host classified deterministic or
+ * idempotent, structuredContent checked against the outputSchema, and every call recorded.
+ */
+export class InvocationService {
+  private readonly validator = new ArgumentValidator();
+  private readonly running = new Set<CallEvents>();
+
+  constructor(
+    private readonly deps: {
+      readonly ds: DataSource;
+      readonly generation: CatalogGeneration;
+      readonly catalog: CatalogReadService;
+      readonly upstream: Upstream;
+      readonly store: ToolCallStore;
+      readonly settings: CallSettings;
+      readonly log: Logger;
+      readonly onFinished?: (f: CallFinished) => void;
+      /** For tests: time without a wall clock. */
+      readonly now?: () => number;
+    },
+  ) {}
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /**
+   * Starts a call, or answers null when the tool is unknown or not visible to the caller (the catalog's own 404,
+   * same bytes). Refusals decided before anything is sent throw CatalogError: INVALID_ARGUMENTS,
+   * IDEMPOTENCY_KEY_REUSED, CONFLICT (the key's call is still running), BAD_USER_INPUT.
+   */
+  async start(p: Principal, toolId: unknown, args: unknown, opts: { idempotencyKey?: string | null; requestId?: string | null } = {}): Promise<CallHandle | null> {
+    const key = opts.idempotencyKey ?? null;
+    if (key !== null && !IDEMPOTENCY_KEY.test(key)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Idempotency-Key must be 1-256 printable ASCII characters.');
+    const argumentsValue = args === undefined || args === null ? {} : args;
+    if (typeof argumentsValue !== 'object' || Array.isArray(argumentsValue)) {
+      throw invalidArguments([{ pointer: '', message: 'arguments must be a JSON object' }]);
+    }
+    if (jsonDepth(argumentsValue, this.deps.settings.maxArgumentDepth) > this.deps.settings.maxArgumentDepth) {
+      throw invalidArguments([{ pointer: '', message: `arguments are nested deeper than ${this.deps.settings.maxArgumentDepth} levels` }]);
+    }
+    // The decision, exactly as GET /tools/{toolId} makes it, on the catalog as stored now (every replica's changes).
+    await this.deps.generation.poll(this.deps.ds);
+    const found = await this.deps.catalog.get(p, toolId, 'standard');
+    if (!found) return null;
+    const descriptor = found.descriptor as ToolDescriptor;
+    const scope = createHash('sha256').update(decisionKey(p)).digest('hex');
+    const argumentText = canonical(argumentsValue as JsonValue);
+    const requestHash = createHash('sha256').update(canonical([descriptor.toolId, argumentsValue as JsonValue])).digest('hex');
+    if (key !== null) {
+      const prior = await this.deps.store.byKey(scope, key, new Date(this.now() - this.deps.settings.idempotencySeconds * 1000).toISOString());
+      if (prior) return this.replay(prior, requestHash);
+    }
+    const checked = this.validator.validate(descriptor.inputSchema, argumentsValue);
+    const callId = randomUUID();
+    const startedAt = this.now();
+    const row = {
+      callId, scope, tenantId: p.tenantId, principalId: p.id, principalKind: p.kind, toolId: descriptor.toolId,
+      safetyTier: descriptor.safetyTier, replayPolicy: descriptor.replayPolicy, egress: descriptor.egress, idempotencyKey: key, requestHash,
+      arguments: this.deps.settings.recordArguments ? argumentText : null, argumentBytes: Buffer.byteLength(argumentText), attempts: 0,
+      startedAt: new Date(startedAt).toISOString(), requestId: opts.requestId ?? null,
+    };
+    if (!checked.ok) {
+      // Nothing is forwarded; the refusal is recorded like any other call (issue 14 item 7).
+      const err = 'problems' in checked ? invalidArguments(checked.problems) : new CatalogError(CatalogErrorCode.UpstreamUnavailable, checked.uncheckable);
+      await this.deps.store.begin(row);
+      await this.record(row, startedAt, 'problems' in checked ? 'invalid-arguments' : 'protocol', answerOfError(err), null, 0);
+      throw err;
+    }
+    await this.deps.store.begin(row);
+    return this.run(row, descriptor, argumentsValue as Record<string, unknown>, startedAt);
+  }
+
+  /** A past call of this caller, as its answer (status and body), or null: anyone else's is as unknown as none. */
+  async past(p: Principal, toolId: string, callId: string): Promise<{ status: string; outcome: string | null; answer: CallAnswer | null; row: ToolCallEntity } | null> {
+    const scope = createHash('sha256').update(decisionKey(p)).digest('hex');
+    const row = await this.deps.store.mine(scope, toolId, callId);
+    return row ? { status: row.status, outcome: row.outcome, answer: row.answer === null ? null : (JSON.parse(row.answer) as CallAnswer), row } : null;
+  }
+
+  /** Cancels what is still running (shutdown). */
+  async stop(): Promise<void> {
+    for (const c of this.running) c.cancel();
+    await this.deps.upstream.close();
+  }
+
+  private replay(prior: ToolCallEntity, requestHash: string): CallHandle {
+    if (prior.requestHash !== requestHash) {
+      throw new CatalogError(CatalogErrorCode.IdempotencyKeyReused, 'This Idempotency-Key was used for another tool or other arguments; use a new key for a new call.');
+    }
+    if (prior.status !== 'completed' || prior.answer === null) {
+      throw new CatalogError(CatalogErrorCode.Conflict, 'The call with this Idempotency-Key is still running; ask again when it finished.');
+    }
+    const answer = JSON.parse(prior.answer) as CallAnswer;
+    const events = new CallEvents(prior.callId);
+    events.push({ type: 'opened', callId: prior.callId, at: nowIso() });
+    const done = 'result' in answer ? Promise.resolve(answer.result) : Promise.reject(errorOfAnswer(answer));
+    done.then(
+      (result) => events.push({ type: 'result', result }),
+      (err: CatalogError) => events.push({ type: 'error', callId: prior.callId, code: err.code, message: err.message, details: err.opts.details }),
+    ).finally(() => events.close({ type: 'closed', callId: prior.callId, at: nowIso() }));
+    done.catch(() => undefined); // the caller observes it through the handle
+    return { callId: prior.callId, toolId: prior.toolId, replayed: true, events: () => events.iterate(), done, cancel: () => undefined };
+  }
+
+  private run(row: { callId: string; toolId: string; replayPolicy: string }, descriptor: ToolDescriptor, args: Record<string, unknown>, startedAt: number): CallHandle {
+    const { settings } = this.deps;
+    const events = new CallEvents(row.callId);
+    const controller = new AbortController();
+    events.onCancel(() => controller.abort(new UpstreamError('cancelled', 'the caller went away')));
+    this.running.add(events);
+    events.push({ type: 'opened', callId: row.callId, at: nowIso() });
+    const target = targetOf(descriptor.toolId);
+    const deadline = startedAt + settings.timeoutMs;
+    const timer = setTimeout(() => controller.abort(new UpstreamError('timeout', `no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs);
+    timer.unref();
+    let attempts = 0;
+    const attempt = async (): Promise<UpstreamResult> => {
+      // Replay safety from the host's classification (issue 14 item 5): a non-idempotent tool is sent once, ever.
+      const retriable = row.replayPolicy === 'deterministic' || row.replayPolicy === 'idempotent';
+      for (;;) {
+        attempts++;
+        try {
+          return await this.deps.upstream.call(target, {
+            callId: row.callId,
+            arguments: args,
+            signal: controller.signal,
+            timeoutMs: Math.max(1, deadline - this.now()),
+            maxResultBytes: settings.maxResultBytes,
+            onProgress: (pr) => events.push({ type: 'progress', callId: row.callId, ...pr }),
+          });
+        } catch (err) {
+          const upstreamError = controller.signal.aborted && controller.signal.reason instanceof UpstreamError ? controller.signal.reason : err;
+          const again = retriable && upstreamError instanceof UpstreamError && upstreamError.opts.retryable === true && attempts <= settings.retries && !controller.signal.aborted;
+          if (!again) throw upstreamError;
+          await backoff(settings.retryBackoffMs * 2 ** (attempts - 1), controller.signal);
+        }
+      }
+    };
+    const done = attempt().then(
+      async (result) => {
+        const checked = this.checkOutput(descriptor, row.callId, result);
+        const answer = answerOfResult(checked.result);
+        await this.record(row, startedAt, checked.outcome, answer, answer.bytes, attempts);
+        events.push({ type: 'result', result: checked.result });
+        return checked.result;
+      },
+      async (err: unknown) => {
+        const failure = err instanceof UpstreamError ? errorOfUpstream(err) : err instanceof CatalogError ? err : new CatalogError(CatalogErrorCode.UpstreamUnavailable, 'The call failed.', { cause: err });
+        if (!(err instanceof UpstreamError) && !(err instanceof CatalogError)) this.deps.log.error({ err, callId: row.callId }, 'call failed unexpectedly');
+        const outcome = err instanceof UpstreamError ? outcomeOfUpstream(err.kind) : 'failed';
+        await this.record(row, startedAt, outcome, answerOfError(failure), null, attempts);
+        events.push({ type: 'error', callId: row.callId, code: failure.code, message: failure.message, details: failure.opts.details });
+        throw failure;
+      },
+    ).finally(() => {
+      clearTimeout(timer);
+      this.running.delete(events);
+      events.close({ type: 'closed', callId: row.callId, at: nowIso() });
+    });
+    done.catch(() => undefined); // observed through the handle
+    return { callId: row.callId, toolId: row.toolId, replayed: false, events: () => events.iterate(), done, cancel: () => events.cancel() };
+  }
+
+  /**
+   * A tool with an outputSchema promises structuredContent that matches it (MCP); one that does not is reported to
+   * the caller as a tool error, never passed off as valid (issue 14 item 3), and counted (outcome output-invalid).
+   */
+  private checkOutput(descriptor: ToolDescriptor, callId: string, r: UpstreamResult): { result: ToolCallResult; outcome: string } {
+    const base = { callId, toolId: descriptor.toolId };
+    if (descriptor.outputSchema && !r.isError) {
+      const checked = r.structuredContent === undefined ? { ok: false as const, problems: [{ pointer: '', message: 'no structuredContent, though the tool declares an outputSchema' }] } : this.validator.validate(descriptor.outputSchema, r.structuredContent);
+      if (!checked.ok) {
+        const why = 'problems' in checked ? checked.problems.map((x) => `${x.pointer || '/'} ${x.message}`).join('; ') : checked.uncheckable;
+        return { outcome: 'output-invalid', result: { ...base, isError: true, content: [{ type: 'text', text: `toolcat: the tool's structuredContent does not match its outputSchema (${why.slice(0, 500)}); the result is withheld.` }] } };
+      }
+    }
+    const result: ToolCallResult = { ...base, isError: r.isError, content: r.content, ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}) };
+    return { outcome: r.isError ? 'tool-error' : 'ok', result };
+  }
+
+  private async record(row: { callId: string; toolId: string }, startedAt: number, outcome: string, answer: CallAnswer, resultBytes: number | null, attempts: number): Promise<void> {
+    const durationMs = Math.max(0, this.now() - startedAt);
+    try {
+      await this.deps.store.finish(row.callId, { outcome, answer: JSON.stringify(answer), resultBytes, attempts, finishedAt: nowIso(), durationMs });
+    } catch (err) {
+      // The caller still gets its answer; the log says the call log missed one.
+      this.deps.log.error({ err, callId: row.callId }, 'could not record the end of a call');
+    }
+    this.deps.onFinished?.({ toolId: row.toolId, source: targetOf(row.toolId).kind === 'mcp' ? (targetOf(row.toolId) as { source: string }).source : 'host-extension', outcome, durationMs });
+  }
+}
+
+function invalidArguments(problems: ReadonlyArray<{ pointer: string; message: string }>): CatalogError {
+  return new CatalogError(CatalogErrorCode.InvalidArguments, `The arguments do not match the tool's inputSchema: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`, { details: { problems } });
+}
+
+function backoff(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
