@@ -72,7 +72,7 @@ export class PendingMigrationsError extends Error {
  * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
  * Fails whole (and closes what it opened) when anything is misconfigured: no half-configured service.
  */
-export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions> } = {}): Promise<App> {
+export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions>; /** Tests: where calls go instead of the real sources and implementations. */ upstream?: Upstream } = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
   const dataSource = createDataSource(config.db);
   await dataSource.initialize();

@@ -40,7 +40,9 @@ export function makeFormatError(log: Logger) {
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && PUBLIC_GRAPHQL_CODES.has(code)) {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+      // Details are the domain's own structured data (argument problems, Retry-After seconds; issue 14), kept.
+      const details = formatted.extensions?.details;
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, ...(details !== undefined ? { details } : {}) } };
     }
     if (!formatted.path && code === undefined) {
       // Not raised while resolving a field: a request-level problem (Apollo's own checks), i.e. the client's.

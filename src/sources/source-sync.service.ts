@@ -218,7 +218,9 @@ export class SourceSyncService {
       return { source: name, status: 'failing', toolCount: row?.toolCount ?? 0, quarantinedCount: row?.quarantinedCount ?? 0, added: 0, changed: 0, removed: 0, durationMs: Date.now() - started, error };
     } finally {
       this.progress.delete(name);
-      if (session && !this.opts.keepSessions) await session.close();
+      // A session is kept only while it is the source's stored one: one opened by a sync that finished after stop()
+      // (a start-up sync racing shutdown) would otherwise outlive the service, and its server process with it.
+      if (session && (!this.opts.keepSessions || this.stopped || this.sessions.get(name) !== session)) await session.close();
     }
   }
 

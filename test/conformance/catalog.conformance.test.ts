@@ -11,6 +11,8 @@ import { findBannedKeywords } from '../../src/catalog/compact';
 import { expectCompactDescriptor, expectCompactList, expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, startHost } from '../helpers/test-host';
 import { clause } from './clause';
+import { startExtensionEndpoint } from '../helpers/extension-endpoint';
+import { parseSse } from '../helpers/sse';
 import { EXPECTED_VISIBLE, type Scenario, aSimulatedSource, applyListing, buildScenario, ingestGithub } from './scenario';
 
 forEachDatabase('Tool catalog v2 conformance', (database) => {
@@ -291,11 +293,49 @@ forEachDatabase('Tool catalog v2 conformance', (database) => {
     }
   });
 
-  clause('TC-SESS-1', 'session events are optional: this host does not advertise sessionLifecycle and sends none', async () => {
+  clause('TC-SESS-1', 'this host advertises sessionLifecycle and brackets every call with content-free tool.session.opened (first) and tool.session.closed (last)', async function () {
+    this.timeout(20000);
     const caps = (await host.get('/capabilities', s.acme.key)).json() as { toolCatalog: { sessionLifecycle: boolean } };
-    expect(caps.toolCatalog.sessionLifecycle).to.equal(false);
-    const r = await host.get('/tools', s.acme.key);
-    expect(r.text).not.to.include('tool.session.');
+    expect(caps.toolCatalog.sessionLifecycle).to.equal(true);
+    const endpoint = await startExtensionEndpoint();
+    try {
+      await host.gqlOk('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', {
+        i: {
+          name: 'echo', tenantId: s.acme.tenantId, description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { secretWord: { type: 'string' } } },
+          safetyTier: 'read', replayPolicy: 'deterministic', egress: 'none', implementation: { http: { url: { value: endpoint.url }, secret: { value: endpoint.secret } } },
+        },
+      });
+      await host.gqlOk('mutation($i: CreateGrantInput!) { createGrant(input: $i) { id } }', { i: { tenantId: s.acme.tenantId, toolPattern: 'ext.echo' } });
+      const word = 'PLUGH-argument-only-in-the-result';
+      {
+        const args = { secretWord: word };
+        const res = await fetch(`${host.url}/tools/ext.echo/calls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${s.acme.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ arguments: args }),
+        });
+        expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+        const events = parseSse(await res.text());
+        const names = events.map((e) => e.event);
+        expect(names[0]).to.equal('tool.session.opened');
+        expect(names[names.length - 1]).to.equal('tool.session.closed');
+        expect(names).to.include('tool.call.result');
+        for (const e of events.filter((x) => x.event.startsWith('tool.session.'))) {
+          // Content-free: a call id and a time, nothing else; no argument, no output.
+          expect(Object.keys(e.data).sort()).to.deep.equal(['at', 'callId']);
+          expect(JSON.stringify(e.data)).not.to.include(word);
+          expect(Date.parse(String(e.data.at))).to.be.a('number').and.not.NaN;
+        }
+        const ids = new Set(events.map((e) => e.data.callId));
+        expect(ids.size, 'one call id for the whole stream').to.equal(1);
+        expect(JSON.stringify(events.find((e) => e.event === 'tool.call.result')!.data)).to.include(word);
+      }
+      // TC-CAT-2 still holds: listing shows no session events.
+      expect((await host.get('/tools', s.acme.key)).text).not.to.include('tool.session.');
+    } finally {
+      await host.gqlOk('mutation { deleteHostExtension(toolId: "ext.echo") }').catch(() => undefined);
+      await endpoint.close();
+    }
   });
 
   clause('TC-SHAPE-1', 'every standard descriptor validates against schemas/v2/tool-descriptor.schema.json', async () => {

@@ -1,0 +1,57 @@
+import type { DataSource } from 'typeorm';
+import type { ResolvedImplementation } from '../persistence/extension-implementation.store';
+import type { Logger } from '../shared/logger';
+import { callExtensionHttp } from './extension-http';
+import { McpCallPool } from './mcp-call-pool';
+import { SourceGate, type SourceGateLimits } from './source-gate';
+import { type CallTarget, type Upstream, type UpstreamCall, UpstreamError, type UpstreamResult } from './upstream';
+
+export interface UpstreamsDeps {
+  readonly dataSource: DataSource;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly version: string;
+  /** A host extension's implementation, secrets resolved; null when it declares none. */
+  readonly resolveExtension: (toolId: string) => Promise<ResolvedImplementation | null>;
+  readonly limits: SourceGateLimits;
+  readonly connectTimeoutMs: number;
+  readonly maxMessageBytes: number;
+  readonly log: Logger;
+  /** Injected clock (ms); the request signature's timestamp and the breakers read it. */
+  readonly now?: () => number;
+}
+
+export type Upstreams = Upstream & { readonly pool: McpCallPool; readonly gate: SourceGate };
+
+/**
+ * Where calls go (issue 14 item 4), each behind its own bulkhead (item 6): an MCP source's calls share that
+ * source's concurrency limit, queue and circuit breaker; each host extension's implementation has its own. So a
+ * slow, hanging or failing upstream fills only its own queue: calls elsewhere and catalog reads never wait on it.
+ */
+export function createUpstreams(deps: UpstreamsDeps): Upstreams {
+  const now = deps.now ?? Date.now;
+  const gate = new SourceGate(deps.limits, now);
+  const pool = new McpCallPool({ dataSource: deps.dataSource, env: deps.env, version: deps.version, connectTimeoutMs: deps.connectTimeoutMs, maxMessageBytes: deps.maxMessageBytes, log: deps.log });
+  let closed = false;
+  return {
+    pool,
+    gate,
+    async call(target: CallTarget, call: UpstreamCall): Promise<UpstreamResult> {
+      if (closed) throw new UpstreamError('unavailable', 'toolcat is shutting down');
+      if (target.kind === 'mcp') return gate.run(`mcp:${target.source}`, call.signal, () => pool.call(target.source, target.tool, call));
+      let impl: ResolvedImplementation | null;
+      try {
+        impl = await deps.resolveExtension(target.toolId);
+      } catch (err) {
+        // A `fromEnv` variable that is not set: the operator's configuration, said without any value.
+        throw new UpstreamError('unavailable', `the extension's implementation is misconfigured: ${(err as Error).message}`);
+      }
+      if (!impl) throw new UpstreamError('not-implemented', `the host extension ${target.toolId} declares no implementation, so toolcat cannot call it; its host calls it directly`);
+      const resolved = impl;
+      return gate.run(`ext:${target.toolId}`, call.signal, () => callExtensionHttp(resolved, target, call, () => now() / 1000));
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await pool.close();
+    },
+  };
+}

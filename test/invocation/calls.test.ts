@@ -1,0 +1,400 @@
+/**
+ * Tool calls through the catalog (issue 14), over real HTTP on loopback, on SQLite and PostgreSQL: host extensions
+ * called through a real signed HTTP implementation (test/helpers/extension-endpoint.ts), the decision matrix with
+ * the catalog's identical 404 bytes, validation before forwarding, outputSchema checks, upstream failures, replay
+ * safety from the host's classification, Idempotency-Key across a restart and a second replica, the caller's own
+ * past calls, the call log and hostile input.
+ */
+import { createServer } from 'node:net';
+import { expect } from 'chai';
+import { DEFAULT_CALL_SETTINGS } from '../../src/config/call-settings';
+import { forEachDatabase } from '../helpers/databases';
+import { type ExtensionEndpoint, startExtensionEndpoint } from '../helpers/extension-endpoint';
+import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
+import { parseSse } from '../helpers/sse';
+import { type TestHost, aGrant, aPrincipal, aTenantWithKey, startHost } from '../helpers/test-host';
+import { DEFAULT_TOOLS } from '../fixtures/hostile-tools';
+import type { DatabaseConfig } from '../../src/config/config';
+
+const UPSERT = 'mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }';
+const OUTPUT_SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+// Short bounds so the failure cases end quickly; retries stay at their default count.
+const CALLS = { ...DEFAULT_CALL_SETTINGS, timeoutMs: 3000, maxResultBytes: 256 * 1024, retryBackoffMs: 10 };
+
+/** A TCP port with nothing listening (taken, then released). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+forEachDatabase('tool calls (issue 14)', (database) => {
+  let host: TestHost;
+  let dbConfig: DatabaseConfig;
+  let drop: () => Promise<void>;
+  let endpoint: ExtensionEndpoint;
+  let ta: { tenantId: string; principalId: string; key: string };
+  let tb: { tenantId: string; principalId: string; key: string };
+  let ta2: { principalId: string; key: string };
+  let refusedUrl: string;
+
+  const ext = (name: string, extra: Record<string, unknown> = {}, url?: string) =>
+    host.gqlOk(UPSERT, {
+      i: {
+        name,
+        description: `${name} for call tests`,
+        inputSchema: { type: 'object', properties: { text: { type: 'string' }, n: { type: 'integer' } }, additionalProperties: false },
+        safetyTier: 'read',
+        replayPolicy: 'idempotent',
+        egress: 'none',
+        implementation: { http: { url: { value: url ?? endpoint.url }, secret: { value: endpoint.secret } } },
+        ...extra,
+      },
+    });
+
+  const call = (toolId: string, key: string, body: unknown = { arguments: {} }, headers: Record<string, string> = {}) =>
+    fetch(`${host.url}/tools/${toolId}/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+
+  const callLog = async (toolId: string) =>
+    (await host.gqlOk<{ toolCalls: Array<Record<string, unknown>> }>('query($t: String) { toolCalls(toolId: $t, first: 50) { callId tenantId principalId principalKind toolId safetyTier replayPolicy egress status outcome argumentBytes resultBytes requestHash arguments idempotencyKeyUsed attempts durationMs } }', { t: toolId })).toolCalls;
+
+  before(async function () {
+    this.timeout(60000);
+    const created = await database.create();
+    drop = created.drop;
+    dbConfig = created.db;
+    host = await startHost(created.db, { calls: CALLS });
+    endpoint = await startExtensionEndpoint();
+    refusedUrl = `http://127.0.0.1:${await closedPort()}/calls`;
+    ta = await aTenantWithKey(host, 'calls-a');
+    tb = await aTenantWithKey(host, 'calls-b');
+    ta2 = await aPrincipal(host, ta.tenantId, 'calls-a-second');
+    await aGrant(host, { tenantId: ta.tenantId, toolPattern: 'ext.*' });
+    await aGrant(host, { tenantId: tb.tenantId, toolPattern: 'ext.*' });
+    await ext('echo');
+    await ext('fail');
+    await ext('conform', { outputSchema: OUTPUT_SCHEMA });
+    await ext('violate', { outputSchema: OUTPUT_SCHEMA });
+    await ext('hang');
+    await ext('huge');
+    await ext('notjson');
+    await ext('http500');
+    await ext('redirect');
+    await ext('reset_once', { replayPolicy: 'non-idempotent', safetyTier: 'write' });
+    await ext('reset_idem', { replayPolicy: 'idempotent' });
+    await ext('refused_once', { replayPolicy: 'non-idempotent', safetyTier: 'write' }, refusedUrl);
+    await ext('refused_idem', { replayPolicy: 'idempotent' }, refusedUrl);
+    await ext('echo_mine', { tenantId: ta.tenantId });
+    await host.gqlOk('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', {
+      i: { name: 'unimplemented', description: 'no implementation', inputSchema: { type: 'object' }, safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' },
+    });
+  });
+  after(async () => {
+    await host?.close();
+    await endpoint?.close();
+    await drop?.();
+  });
+
+  describe('a call that works', () => {
+    it('POST /tools/{toolId}/calls answers the CallToolResult plus ids, signed upstream, with no caller token passed on', async () => {
+      const before = endpoint.received.length;
+      const r = await call('ext.echo', ta.key, { arguments: { text: 'hello' } });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.headers.get('content-type')).to.match(/^application\/json/);
+      const body = JSON.parse(r.text) as Record<string, unknown>;
+      expect(Object.keys(body).sort()).to.deep.equal(['callId', 'content', 'isError', 'structuredContent', 'toolId']);
+      expect(body).to.deep.include({ toolId: 'ext.echo', isError: false, structuredContent: { echoed: { text: 'hello' } } });
+      expect(body.callId).to.match(/^[0-9a-f-]{36}$/);
+      const got = endpoint.received.slice(before);
+      expect(got).to.have.length(1);
+      expect(got[0]).to.deep.include({ name: 'echo', signature: null, callId: body.callId });
+      expect(got[0].arguments).to.deep.equal({ text: 'hello' });
+      // No token passthrough (MCP authorization spec): nothing of the caller's credential reaches the upstream.
+      expect(got[0].headers.authorization).to.equal(undefined);
+      expect(JSON.stringify(got[0].headers)).not.to.include(ta.key);
+    });
+
+    it('a tool error is a result (200, isError true), not a transport error', async () => {
+      const r = await call('ext.fail', ta.key);
+      expect(r.status).to.equal(200);
+      expect(JSON.parse(r.text)).to.deep.include({ isError: true, content: [{ type: 'text', text: 'it did not work' }] });
+    });
+
+    it('with Accept: text/event-stream: opened first, the result, closed last; session events carry an id and a time only', async () => {
+      const r = await call('ext.echo', ta.key, { arguments: { text: 'streamed' } }, { accept: 'text/event-stream' });
+      expect(r.status).to.equal(200);
+      expect(r.headers.get('content-type')).to.match(/^text\/event-stream/);
+      const events = parseSse(r.text);
+      expect(events.map((e) => e.event)).to.deep.equal(['tool.session.opened', 'tool.call.result', 'tool.session.closed']);
+      for (const e of [events[0], events[2]]) expect(Object.keys(e.data).sort()).to.deep.equal(['at', 'callId']);
+      expect(events[1].data).to.deep.include({ toolId: 'ext.echo', isError: false });
+    });
+
+    it('structuredContent is checked against the outputSchema: a match passes, a mismatch is a tool error and is counted', async () => {
+      const ok = await call('ext.conform', ta.key);
+      expect(JSON.parse(ok.text)).to.deep.include({ isError: false, structuredContent: { n: 1 } });
+      const bad = await call('ext.violate', ta.key);
+      expect(bad.status).to.equal(200);
+      const b = JSON.parse(bad.text) as { isError: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
+      expect(b.isError).to.equal(true);
+      expect(b.structuredContent, 'an invalid structuredContent is never passed off as valid').to.equal(undefined);
+      expect(b.content[0].text).to.match(/does not match its outputSchema/);
+      expect((await callLog('ext.violate'))[0]).to.include({ outcome: 'output-invalid' });
+      expect(await host.get('/metrics', host.adminKey).then((m) => m.text)).to.match(/toolcat_tool_calls_total\{[^}]*outcome="output-invalid"[^}]*\} 1/);
+    });
+  });
+
+  describe('one decision: a call is allowed exactly when GET /tools/{toolId} answers 200', () => {
+    let notFound: string;
+    before(async () => {
+      notFound = (await host.get('/tools/ext.no-such-tool', ta.key)).text;
+    });
+    const expect404 = async (toolId: string, key: string) => {
+      const viaGet = await host.get(`/tools/${toolId}`, key);
+      const viaCall = await call(toolId, key, { arguments: { text: 'x' } });
+      expect(viaGet.status, `GET ${toolId}`).to.equal(404);
+      expect(viaCall.status, `POST ${toolId}/calls: ${viaCall.text}`).to.equal(404);
+      expect(viaCall.text, 'identical 404 bytes').to.equal(notFound);
+      expect(viaGet.text).to.equal(notFound);
+    };
+
+    it('unknown and other-tenant tools answer the catalog 404, same bytes, and nothing is forwarded', async () => {
+      const before = endpoint.received.length;
+      await expect404('ext.no-such-tool', ta.key);
+      await expect404('ext.echo_mine', tb.key); // ta's own extension, called by tb
+      await expect404('mcp.nothing.here', ta.key);
+      expect(endpoint.received.length).to.equal(before);
+      const mine = await call('ext.echo_mine', ta.key, { arguments: { text: 'x' } });
+      expect(mine.status).to.equal(200);
+    });
+
+    it('a grant revoked between calls of a stream of calls applies to the very next call', async () => {
+      const t = await aTenantWithKey(host, 'calls-revoke');
+      const grant = await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.echo' });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await call('ext.echo', t.key, { arguments: { text: String(i) } })).status);
+      await host.gqlOk('mutation($id: ID!) { deleteGrant(id: $id) }', { id: grant });
+      await expect404('ext.echo', t.key);
+      expect(statuses).to.deep.equal([200, 200, 200]);
+    });
+
+    it('a reclassification between calls applies at once: above the grant ceiling it is 404, and the call log keeps the tier of each call', async () => {
+      const t = await aTenantWithKey(host, 'calls-reclass');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.reclass', maxSafetyTier: 'read' });
+      await ext('reclass', { safetyTier: 'read', replayPolicy: 'idempotent' });
+      // The endpoint has no "reclass" behaviour: a 404 from it is an upstream protocol error (502), proving the call went out.
+      expect((await call('ext.reclass', t.key)).status).to.equal(502);
+      await ext('reclass', { safetyTier: 'write', replayPolicy: 'non-idempotent' });
+      await expect404('ext.reclass', t.key);
+      await ext('reclass', { safetyTier: 'read', replayPolicy: 'deterministic' });
+      expect((await call('ext.reclass', t.key)).status).to.equal(502);
+      const log = await callLog('ext.reclass');
+      expect(log.map((c) => c.replayPolicy)[0]).to.equal('deterministic');
+      expect(log.map((c) => c.replayPolicy).slice(-1)[0]).to.equal('idempotent');
+    });
+
+    it('withheld (drift review) and quarantined MCP tools answer the same 404', async function () {
+      this.timeout(30000);
+      const hostile = hostileControl();
+      await host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
+        i: { name: 'callhostile', transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], syncIntervalSeconds: 0, env: Object.entries(hostile.env).map(([n, value]) => ({ name: n, value })) },
+      });
+      await host.gqlOk('mutation { syncSource(name: "callhostile") { status } }');
+      const t = await aTenantWithKey(host, 'calls-mcp');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: 'mcp.callhostile.*' });
+      // Quarantined: an invalid inputSchema.
+      await expect404('mcp.callhostile.bad_schema', t.key);
+      // Withheld: classified, then changed upstream.
+      await host.gqlOk('mutation { classifyTool(input: { toolId: "mcp.callhostile.read_record", safetyTier: "read", replayPolicy: "idempotent", egress: "none" }) { toolId } }');
+      expect((await host.get('/tools/mcp.callhostile.read_record', t.key)).status).to.equal(200);
+      hostile.setTools(DEFAULT_TOOLS.map((x) => (x.name === 'read_record' ? { ...x, description: 'Reads one record. Also deletes it.' } : x)));
+      await host.gqlOk('mutation { syncSource(name: "callhostile") { status } }');
+      await expect404('mcp.callhostile.read_record', t.key);
+      await host.gqlOk('mutation { removeSource(name: "callhostile") }').catch(() => undefined);
+    });
+
+    it("a past call is its caller's: another principal of the same tenant and another tenant get the same 404", async () => {
+      const r = await call('ext.echo', ta.key, { arguments: { text: 'mine' } });
+      const { callId } = JSON.parse(r.text) as { callId: string };
+      const own = await host.get(`/tools/ext.echo/calls/${callId}`, ta.key);
+      expect(own.status).to.equal(200);
+      const past = own.json() as { status: string; outcome: string; result: { structuredContent: unknown } };
+      expect(past).to.deep.include({ status: 'completed', outcome: 'ok' });
+      expect(past.result.structuredContent).to.deep.equal({ echoed: { text: 'mine' } });
+      for (const key of [ta2.key, tb.key]) {
+        const other = await host.get(`/tools/ext.echo/calls/${callId}`, key);
+        expect(other.status).to.equal(404);
+        expect(other.text).to.equal(notFound);
+      }
+      const wrongTool = await host.get(`/tools/ext.fail/calls/${callId}`, ta.key);
+      expect(wrongTool.text).to.equal(notFound);
+      expect((await host.get('/tools/ext.echo/calls/00000000-0000-0000-0000-000000000000', ta.key)).text).to.equal(notFound);
+    });
+  });
+
+  describe('validation before forwarding', () => {
+    it('invalid arguments answer 400 listing each problem (JSON pointer and message); nothing is forwarded', async () => {
+      const before = endpoint.count('echo');
+      const r = await call('ext.echo', ta.key, { arguments: { text: 5, n: 'x', extra: true } });
+      expect(r.status).to.equal(400);
+      const e = JSON.parse(r.text) as { error: { code: string; details: { problems: Array<{ pointer: string; message: string }> } } };
+      expect(e.error.code).to.equal('INVALID_ARGUMENTS');
+      const pointers = e.error.details.problems.map((p) => p.pointer).sort();
+      expect(pointers).to.deep.equal(['', '/n', '/text']);
+      for (const p of e.error.details.problems) expect(p.message).to.be.a('string').and.not.equal('');
+      expect(endpoint.count('echo')).to.equal(before);
+      expect((await callLog('ext.echo'))[0]).to.include({ outcome: 'invalid-arguments' });
+    });
+
+    it('hostile bodies: not JSON, not an object, unknown fields, arrays as arguments, too deep, too large, bad Idempotency-Key', async () => {
+      const before = endpoint.received.length;
+      const deep = JSON.stringify({ arguments: { text: 'x', n: 1, ...JSON.parse(`{"a":${'['.repeat(200)}${']'.repeat(200)}}`) } });
+      const cases: Array<[unknown, number, Record<string, string>?]> = [
+        ['{not json', 400],
+        ['[1,2]', 400],
+        ['null', 400],
+        [{ arguments: {}, toolId: 'ext.other' }, 400],
+        [{ arguments: [1, 2] }, 400],
+        [{ arguments: 'text' }, 400],
+        [deep, 400],
+        [JSON.stringify({ arguments: { text: 'x'.repeat(CALLS.maxRequestBytes + 10) } }), 413],
+        [{ arguments: {} }, 400, { 'idempotency-key': 'has spaces in it' }],
+        [{ arguments: {} }, 400, { 'idempotency-key': 'k'.repeat(300) }],
+      ];
+      for (const [body, status, headers] of cases) {
+        const r = await call('ext.echo', ta.key, body, headers ?? {});
+        expect(r.status, `${String(body).slice(0, 40)} → ${r.text.slice(0, 200)}`).to.equal(status);
+        expect(JSON.parse(r.text)).to.have.nested.property('error.code');
+      }
+      expect(endpoint.received.length, 'nothing forwarded').to.equal(before);
+      // Other methods on the calls collection: 405 with Allow; the catalog endpoints stay read-only (TC-CAT-2).
+      const put = await host.request('PUT', '/tools/ext.echo/calls', ta.key, '{}');
+      expect(put.status).to.equal(405);
+      expect(put.headers.get('allow')).to.equal('POST');
+      expect((await host.request('POST', '/tools/ext.echo', ta.key, '{}')).status).to.equal(405);
+      // Without a credential: 401 with the challenge, never a hint about the tool.
+      const anon = await fetch(`${host.url}/tools/ext.echo/calls`, { method: 'POST', body: '{}' });
+      expect(anon.status).to.equal(401);
+      expect(anon.headers.get('www-authenticate')).to.match(/^Bearer/);
+    });
+  });
+
+  describe('upstream failures', () => {
+    it('each failure has its own code and status, and no message quotes the implementation URL', async function () {
+      this.timeout(20000);
+      const cases: Array<[string, number, string]> = [
+        ['ext.hang', 504, 'UPSTREAM_TIMEOUT'],
+        ['ext.huge', 502, 'RESULT_TOO_LARGE'],
+        ['ext.notjson', 502, 'UPSTREAM_UNAVAILABLE'],
+        ['ext.http500', 502, 'UPSTREAM_UNAVAILABLE'],
+        ['ext.redirect', 502, 'UPSTREAM_UNAVAILABLE'],
+        ['ext.unimplemented', 501, 'NOT_IMPLEMENTED'],
+      ];
+      for (const [toolId, status, code] of cases) {
+        const r = await call(toolId, ta.key);
+        expect(r.status, `${toolId}: ${r.text}`).to.equal(status);
+        expect((JSON.parse(r.text) as { error: { code: string } }).error.code).to.equal(code);
+        expect(r.text).not.to.include('127.0.0.1');
+      }
+      const outcomes = Object.fromEntries((await Promise.all(cases.map(async ([id]) => [id, (await callLog(id))[0]?.outcome]))));
+      expect(outcomes).to.deep.equal({ 'ext.hang': 'timeout', 'ext.huge': 'too-large', 'ext.notjson': 'protocol', 'ext.http500': 'unavailable', 'ext.redirect': 'protocol', 'ext.unimplemented': 'not-implemented' });
+    });
+
+    it('replay safety: a refused connection is retried only for idempotent tools; a delivered request is never sent twice', async () => {
+      expect((await call('ext.refused_idem', ta.key)).status).to.equal(502);
+      expect((await call('ext.refused_once', ta.key)).status).to.equal(502);
+      expect((await callLog('ext.refused_idem'))[0]).to.include({ attempts: 1 + CALLS.retries, outcome: 'unavailable' });
+      expect((await callLog('ext.refused_once'))[0]).to.include({ attempts: 1, outcome: 'unavailable' });
+      // The endpoint read the request, then dropped the connection: it may have run, so neither is sent again.
+      const before = { once: endpoint.count('reset_once'), idem: endpoint.count('reset_idem') };
+      expect((await call('ext.reset_once', ta.key)).status).to.equal(502);
+      expect((await call('ext.reset_idem', ta.key)).status).to.equal(502);
+      expect(endpoint.count('reset_once') - before.once, 'upstream requests for the non-idempotent tool').to.equal(1);
+      expect(endpoint.count('reset_idem') - before.idem).to.equal(1);
+    });
+
+    it('a caller that goes away cancels the call: the log records it as cancelled', async function () {
+      this.timeout(20000);
+      const controller = new AbortController();
+      const res = await fetch(`${host.url}/tools/ext.hang/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tb.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ arguments: {} }),
+        signal: controller.signal,
+      });
+      const reader = res.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).to.include('tool.session.opened');
+      controller.abort();
+      await until(async () => (await callLog('ext.hang')).some((c) => c.tenantId === tb.tenantId && c.outcome === 'cancelled'), 10000);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    const body = { arguments: { text: 'once only' } };
+    it('the same key and body return the recorded outcome without calling again; another body answers 422', async () => {
+      const before = endpoint.count('echo');
+      const first = await call('ext.echo', ta.key, body, { 'idempotency-key': 'key-1' });
+      const again = await call('ext.echo', ta.key, body, { 'idempotency-key': 'key-1' });
+      expect(first.status).to.equal(200);
+      expect(again.status).to.equal(200);
+      expect(again.text).to.equal(first.text);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(endpoint.count('echo') - before).to.equal(1);
+      const other = await call('ext.echo', ta.key, { arguments: { text: 'something else' } }, { 'idempotency-key': 'key-1' });
+      expect(other.status).to.equal(422);
+      expect((JSON.parse(other.text) as { error: { code: string } }).error.code).to.equal('IDEMPOTENCY_KEY_REUSED');
+      // Keys are the caller's: another principal's same key is a new call.
+      const theirs = await call('ext.echo', tb.key, body, { 'idempotency-key': 'key-1' });
+      expect(theirs.status).to.equal(200);
+      expect(JSON.parse(theirs.text).callId).not.to.equal(JSON.parse(first.text).callId);
+      expect(endpoint.count('echo') - before).to.equal(2);
+    });
+
+    it('holds across a restart and on a second replica of the same database', async function () {
+      this.timeout(60000);
+      const post = (url: string, key: string) =>
+        fetch(`${url}/tools/ext.echo/calls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'key-restart' },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, text: await r.text() }));
+      // The call is made on a replica that then stops; a fresh one (a restart: nothing in memory) and the other
+      // replica still running both answer the recorded outcome.
+      const before = endpoint.count('echo');
+      const first = await startHost(dbConfig, { calls: CALLS }, false);
+      const made = await post(first.url, ta.key);
+      await first.close();
+      expect(made.status).to.equal(200);
+      const restarted = await startHost(dbConfig, { calls: CALLS }, false);
+      try {
+        expect(await post(restarted.url, ta.key)).to.deep.equal(made);
+        expect(await post(host.url, ta.key), 'the other replica').to.deep.equal(made);
+      } finally {
+        await restarted.close();
+      }
+      expect(endpoint.count('echo') - before, 'called once in all').to.equal(1);
+    });
+  });
+
+  describe('the call log', () => {
+    it('records principal, tenant, classification, outcome, sizes and an argument hash, not the arguments; agents cannot read it', async () => {
+      const r = await call('ext.echo', ta.key, { arguments: { text: 'audited' } });
+      const { callId } = JSON.parse(r.text) as { callId: string };
+      const row = (await callLog('ext.echo')).find((c) => c.callId === callId)!;
+      expect(row).to.deep.include({ tenantId: ta.tenantId, principalId: ta.principalId, principalKind: 'api-key', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none', status: 'completed', outcome: 'ok', arguments: null, idempotencyKeyUsed: false, attempts: 1 });
+      expect(row.requestHash).to.match(/^[0-9a-f]{64}$/);
+      expect(row.argumentBytes).to.equal(Buffer.byteLength('{"text":"audited"}'));
+      expect(row.resultBytes).to.be.a('number').and.greaterThan(0);
+      expect(JSON.stringify(row)).not.to.include('audited');
+      const agent = await host.gql('{ toolCalls(first: 5) { callId } }', {}, ta.key);
+      expect(agent.errors?.[0]?.extensions?.code).to.be.oneOf(['FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED']);
+    });
+  });
+});
