@@ -22,6 +22,9 @@ export interface IrNote {
 /** Why a node accepts nothing; decides the note its parent writes (§4.6, T15, T25, T30). */
 export type NeverReason = 'false' | 'not' | 'contradiction';
 
+/** The composition keyword a union folds: `oneOf` branches are described as "exactly one of" (§4.5). */
+export type UnionKind = 'anyOf' | 'oneOf';
+
 export interface Node {
   never?: NeverReason;
   types?: readonly JsonType[];
