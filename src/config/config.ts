@@ -151,7 +151,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 let cachedVersion: string | null = null;
-export function packageVersion(): string {
+function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
   // dist/src/config -> repo root, or src/config -> repo root
   for (const up of ['../../..', '../..']) {

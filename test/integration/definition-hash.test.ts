@@ -12,7 +12,7 @@ import { definitionHash } from '../../src/catalog/definition-hash';
 import { INGEST_GATE_VERSION, gateTool, prepareTool } from '../../src/catalog/ingest';
 import { buildSnapshot, examineText, rawTextOf } from '../../src/sources/snapshot';
 import { forEachDatabase } from '../helpers/databases';
-import { type TestHost, aGrant, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
+import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
 import { aSimulatedSource, applyListing } from '../conformance/scenario';
 
 const DEFINITION = {

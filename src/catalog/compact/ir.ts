@@ -60,9 +60,7 @@ export interface Node {
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-export const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'number', 'string'];
-
-export const FAMILY_TYPES: Readonly<Record<Family, readonly JsonType[]>> = {
+const FAMILY_TYPES: Readonly<Record<Family, readonly JsonType[]>> = {
   string: ['string'],
   number: ['number', 'integer'],
   array: ['array'],
@@ -83,7 +81,7 @@ export function admitsType(types: readonly JsonType[] | undefined, t: JsonType):
   return t === 'integer' && types.includes('number');
 }
 
-export function admitsValue(types: readonly JsonType[] | undefined, v: JsonValue): boolean {
+function admitsValue(types: readonly JsonType[] | undefined, v: JsonValue): boolean {
   return admitsType(types, jsonTypeOf(v));
 }
 
