@@ -7,7 +7,7 @@ import { type GraphQLFieldConfigMap, GraphQLObjectType, GraphQLSchema } from 'gr
  * oracle can only ever name what they may use. The fields are the very field configs of the full schema (same
  * resolvers and middlewares), so the two cannot behave differently.
  */
-export const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument'] as const;
+const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument'] as const;
 
 export function agentSchemaOf(full: GraphQLSchema): GraphQLSchema {
   const query = full.getQueryType();

@@ -11,7 +11,7 @@ import { AuditResolver } from './audit.resolver';
 import { SourceResolver } from './source.resolver';
 import { ToolAdminResolver } from './tool-admin.resolver';
 
-export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver] as const;
+const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global

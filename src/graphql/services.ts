@@ -27,5 +27,3 @@ export interface AppServices {
   readonly catalog: CatalogReadService;
   readonly capabilities: Capabilities;
 }
-
-export const SERVICES = Symbol('AppServices');
