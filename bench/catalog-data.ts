@@ -18,7 +18,7 @@ export const REPO_ROOT = join(__dirname, __dirname.includes(`${join('dist', 'ben
 
 let fixtures: Array<Record<string, unknown>> | null = null;
 
-export function fixtureTools(): ReadonlyArray<Record<string, unknown>> {
+function fixtureTools(): ReadonlyArray<Record<string, unknown>> {
   if (fixtures) return fixtures;
   const dir = join(REPO_ROOT, 'test', 'fixtures', 'mcp-tools');
   const out: Array<Record<string, unknown>> = [];
@@ -42,7 +42,7 @@ export function blockPrefix(block: number): string {
 }
 
 /** The tools of one block (fresh objects; deterministic). */
-export function blockTools(block: number): Array<Record<string, unknown>> {
+function blockTools(block: number): Array<Record<string, unknown>> {
   const fx = fixtureTools();
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < TOOLS_PER_BLOCK; i++) {

@@ -29,7 +29,7 @@ export interface Options {
   readonly fullWarm: boolean;
 }
 
-export const FLAGS = ['quick', 'only', 'duration', 'warmup', 'concurrency', 'rounds', 'max-tools', 'postgres-url', 'no-postgres', 'profile', 'sequential-build', 'full-warm'];
+const FLAGS = ['quick', 'only', 'duration', 'warmup', 'concurrency', 'rounds', 'max-tools', 'postgres-url', 'no-postgres', 'profile', 'sequential-build', 'full-warm'];
 
 export function parseOptions(argv: readonly string[]): Options {
   const flags = new Map<string, string>();

@@ -17,14 +17,14 @@ export interface CompactionFigures {
   readonly diamondTruncated: boolean;
 }
 
-export function corpusSchemas(): unknown[] {
+function corpusSchemas(): unknown[] {
   const dir = join(__dirname, '..', '..', 'test', 'fixtures', 'mcp-tools');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .flatMap((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { tools: Array<{ inputSchema: unknown }> }).tools.map((t) => t.inputSchema));
 }
 
-export function diamond(levels: number): Record<string, unknown> {
+function diamond(levels: number): Record<string, unknown> {
   const defs: Record<string, unknown> = { L0: { type: 'object', properties: { leaf: { type: 'string' } } } };
   for (let i = 1; i <= levels; i++) {
     defs[`L${i}`] = { type: 'object', properties: { left: { $ref: `#/$defs/L${i - 1}` }, right: { $ref: `#/$defs/L${i - 1}` } } };

@@ -36,7 +36,7 @@ export interface HostileFigure {
 }
 
 /** A running toolcat (SQLite, its own process) with a neighbour tenant already reading warm. */
-export interface HostileContext {
+interface HostileContext {
   readonly o: Options;
   readonly worker: Worker;
   readonly url: string;

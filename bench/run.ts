@@ -286,7 +286,7 @@ interface SyncFigure {
   readonly rssAfter: number;
 }
 
-async function syncFigure(o: Options): Promise<SyncFigure> {
+async function syncFigure(): Promise<SyncFigure> {
   const dir = mkdtempSync(join(os.tmpdir(), 'toolcat-bench-sync-'));
   const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   const toolsFile = join(dir, 'tools.json');
@@ -558,7 +558,7 @@ async function main(): Promise<void> {
   }
   if (backends.length) scales.push(...(await scaleAll(o, backends)));
   await runCleanups();
-  if (wants(o, 'sync')) sync = await syncFigure(o);
+  if (wants(o, 'sync')) sync = await syncFigure();
   await runCleanups();
   // Issue 12 "hostile neighbours": another tenant's reads beside a 5,000-tool sync (defect 1) and beside a
   // notification storm (defect 4). --only=hostile runs both; --only=big-source or --only=hostile-storm one of them.

@@ -24,7 +24,7 @@ export const TENANCY_CONCURRENCY = 4;
 
 export type Backend = 'sqlite' | 'postgres';
 
-export interface ScaleStep {
+interface ScaleStep {
   readonly tools: number;
   readonly tenants: number;
   readonly served: number;
@@ -52,7 +52,7 @@ export interface ScaleStep {
   readonly fullWarm: { tenants: number; ms: number; list: LatencySummary; rss: number; hwm: number; cache: Record<string, number> } | null;
 }
 
-export interface Rebuild {
+interface Rebuild {
   readonly tools: number;
   readonly mutationMs: number;
   readonly firstReadMs: number;
@@ -96,7 +96,7 @@ interface Pending {
   readonly concurrent: boolean;
 }
 
-export class ScaleRun {
+class ScaleRun {
   private worker!: Worker;
   private stopWorker: () => Promise<void> = async () => undefined;
   private dropStore: () => Promise<void> = async () => undefined;

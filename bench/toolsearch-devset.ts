@@ -43,12 +43,12 @@ export interface DevSet {
 }
 
 /** An MCP source name (`[a-z0-9][a-z0-9-]{0,31}`) from a server's config key. */
-export function sourceNameOf(serverKey: string): string {
+function sourceNameOf(serverKey: string): string {
   const s = serverKey.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+/, '').slice(0, 32);
   return s || 'server';
 }
 
-export function splitOf(queryId: string): 'A' | 'B' {
+function splitOf(queryId: string): 'A' | 'B' {
   return createHash('sha256').update(queryId).digest()[0] % 2 === 0 ? 'A' : 'B';
 }
 

@@ -6,7 +6,7 @@
  * One difference in method, not in formula: pytrec_eval re-sorts a run by score and breaks ties by document id in
  * descending order; here the ranked list is scored as returned (ties by toolId ascending, the order the API serves).
  */
-export const KS = [1, 5, 10] as const;
+const KS = [1, 5, 10] as const;
 
 export interface QueryMetrics {
   readonly recall: Record<number, number>;

@@ -15,7 +15,7 @@ import type { DevSet } from './toolsearch-devset';
  * memory (heap + array buffers after gc, with --expose-gc; the index's own estimate otherwise), and query latency
  * warm (after one pass over the queries) for a caller who sees every tool and one who sees 10% of them.
  */
-export function syntheticTools(set: DevSet, n: number, seed = 18): SearchDocument[] {
+function syntheticTools(set: DevSet, n: number, seed = 18): SearchDocument[] {
   const docs = set.docs;
   const pick = (i: number, salt: string) => docs[createHash('sha256').update(`${seed}:${salt}:${i}`).digest().readUInt32BE(0) % docs.length];
   const out: SearchDocument[] = [];
@@ -44,7 +44,7 @@ function heapBytes(): number | null {
   return m.heapUsed + m.arrayBuffers;
 }
 
-export interface ScaleFigures {
+interface ScaleFigures {
   readonly tools: number;
   readonly buildMs: number;
   readonly heapBytes: number | null;
@@ -54,7 +54,7 @@ export interface ScaleFigures {
   readonly rows: ReadonlyArray<{ visible: number; viewMs: number; p50: number; p99: number; max: number; cpuP99: number; meanMatched: number }>;
 }
 
-export function measureScale(set: DevSet, n: number, reps = 3): ScaleFigures {
+function measureScale(set: DevSet, n: number, reps = 3): ScaleFigures {
   const docs = syntheticTools(set, n);
   const before = heapBytes();
   const t0 = performance.now();

@@ -140,7 +140,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       ceilings: new CeilingService(dataSource),
       identity,
       toolAdmin,
-      sources: new SourceAdminService(dataSource),
+      sources: new SourceAdminService(dataSource, log),
       snapshots,
       sync,
       scheduler,

@@ -34,7 +34,7 @@ const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
  * A claim by name: the literal name first (namespaced claims contain dots), then as a dotted path through nested
  * objects. Own properties only, so `__proto__` or `constructor` never resolve to something the token did not send.
  */
-export function claimAt(payload: Readonly<Record<string, unknown>>, name: string): unknown {
+function claimAt(payload: Readonly<Record<string, unknown>>, name: string): unknown {
   if (Object.hasOwn(payload, name)) return payload[name];
   let cur: unknown = payload;
   for (const part of name.split('.')) {

@@ -8,7 +8,7 @@ export type JwtRejectReason =
   | 'expired' | 'not_yet_valid' | 'bad_signature' | 'unknown_key' | 'wrong_audience' | 'wrong_issuer'
   | 'alg_not_allowed' | 'malformed' | 'oversize' | 'missing_claim' | 'invalid_claim' | 'jwks_unavailable';
 
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'ES256', 'EdDSA', 'PS256']);
+const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'ES256', 'EdDSA', 'PS256']);
 
 // Only asymmetric algorithms: with a public key as verification key, HS* would let anyone who can read the JWKS
 // mint tokens (key confusion), and 'none' needs no key at all.

@@ -2,8 +2,7 @@ import { type JWK, type JWTVerifyGetKey, createLocalJWKSet, createRemoteJWKSet, 
 import { type JwtIdentity, identityFromClaims } from './claims';
 import { type JwtConfig, type JwtRejectReason, type ResolvedJwtConfig, resolveJwtConfig } from './jwt-config';
 
-export type { JwtIdentity } from './claims';
-export { DEFAULT_JWT_ALGORITHMS, JwtConfigError, type JwtConfig, type JwtRejectReason } from './jwt-config';
+export { JwtConfigError, type JwtConfig, type JwtRejectReason } from './jwt-config';
 
 /** Longest token we parse. Real access tokens are 1 to 3 KiB; the bound keeps hostile input cheap. */
 export const MAX_JWT_LENGTH = 8192;

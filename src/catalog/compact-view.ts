@@ -13,7 +13,7 @@ export interface CompactForm {
   readonly notes: readonly CompactNote[];
 }
 
-export function compactKeyOf(inputSchemaText: string): string {
+function compactKeyOf(inputSchemaText: string): string {
   return `${createHash('sha256').update(inputSchemaText).digest('hex').slice(0, 48)}:${COMPACTOR_VERSION}`;
 }
 

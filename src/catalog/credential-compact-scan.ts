@@ -15,7 +15,7 @@ import type { JsonObject } from './descriptor';
  *     the tool is refused, fail closed, with a reason saying so.
  * Findings are reported under `/compact/inputSchema`.
  */
-export const COMPACT_PATH = '/compact/inputSchema';
+const COMPACT_PATH = '/compact/inputSchema';
 
 /** The compact schema text as it may be served (the same text when nothing was found); throws to refuse the tool. */
 export function scrubCompactView(compactSchemaText: string, findings: CredentialFinding[]): string {

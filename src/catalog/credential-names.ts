@@ -38,7 +38,7 @@ export function strongest(a: string | null, b: string | null): string | null {
 }
 
 /** The property name(s) a `patternProperties` regex stands for, reduced to the strongest one (see the header). */
-export function patternPropertyName(pattern: string): string | null {
+function patternPropertyName(pattern: string): string | null {
   if (pattern.length > 256) pattern = pattern.slice(0, 256);
   const plain = pattern
     .replace(/\[\^?([^\]\\]|\\.)[^\]]*\]/g, (_m, first: string) => first.replace(/^\\/, '')) // [Pp] → P
@@ -73,7 +73,7 @@ export function withReferenceName(ctx: NameContext, referenced: string | undefin
 }
 
 /** True where the child's name replaces the parent's (the boundaries of the pre-pass below). */
-export function isNameBoundary(mapKeyword: string): boolean {
+function isNameBoundary(mapKeyword: string): boolean {
   return mapKeyword === 'properties' || mapKeyword === 'patternProperties' || mapKeyword === '$defs' || mapKeyword === 'definitions';
 }
 

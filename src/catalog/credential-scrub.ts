@@ -242,7 +242,7 @@ function refuseIfSecretConstraint(secret: string, values: readonly JsonValue[], 
  * The literal strings a `pattern` matches exactly when it has no regex metacharacters once anchors and one outer
  * group are stripped (`^abc$`, `^(?:abc|def)$`, `abc`), escaped punctuation read as itself; else null.
  */
-export function patternLiterals(pattern: string): string[] | null {
+function patternLiterals(pattern: string): string[] | null {
   let p = pattern.length > 1024 ? pattern.slice(0, 1024) : pattern;
   if (p.startsWith('^')) p = p.slice(1);
   if (p.endsWith('$') && !p.endsWith('\\$')) p = p.slice(0, -1);
@@ -285,6 +285,6 @@ function isPlainObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export function escapePointer(s: string): string {
+function escapePointer(s: string): string {
   return s.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -19,9 +19,9 @@ import { MAX_DEPTH, type View, levelViews, resetDecodeWork } from './credential-
 import { decodedView } from './credential-decode-runs';
 import { RULES, scanRule } from './credential-rules';
 
-export { type DecodeWork, lastDecodeWork } from './credential-decode';
+export { lastDecodeWork } from './credential-decode';
 export {
-  SECRET_LIKE_NAME, STRONG_SECRET_NAME, isPlaceholderValue, isSecretLikeConstraint, isSecretLikeLiteral, looksRandom, shannonEntropy,
+  SECRET_LIKE_NAME, isPlaceholderValue, isSecretLikeConstraint, isSecretLikeLiteral, looksRandom, shannonEntropy,
 } from './credential-shape';
 
 /** A view shorter than this holds no credential any rule recognises (the shortest is a `name=` plus 8). */

@@ -19,7 +19,7 @@ export const EGRESS_VALUES: readonly Egress[] = ['none', 'restricted', 'open'];
 
 export const ToolSource = { Mcp: 'mcp', HostExtension: 'host-extension' } as const;
 export type ToolSource = (typeof ToolSource)[keyof typeof ToolSource];
-export const TOOL_SOURCES: readonly ToolSource[] = ['mcp', 'host-extension'];
+const TOOL_SOURCES: readonly ToolSource[] = ['mcp', 'host-extension'];
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { CatalogError, CatalogErrorCode } from './catalog.errors';
 import { classify } from './classification';
 import { scrubCompactView } from './credential-compact-scan';
@@ -8,6 +7,7 @@ import type { Classification, JsonObject } from './descriptor';
 import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bounds';
 import { compactFor } from './compact-view';
 import { compact } from './compact';
+import { definitionHash } from './definition-hash';
 import { schemaProblem } from './json-schema-check';
 import { isValidToolId } from './tool-id';
 import type { IngestNote, ToolDefinition, ToolRecord } from './tool-record';
@@ -17,9 +17,10 @@ import type { IngestNote, ToolDefinition, ToolRecord } from './tool-record';
  * derived from definitions by it, so a row made by another version is derived again at start
  * (services/derived-refresh.ts), and test/pins/derivation-version.pin.test.ts fails when the gate's output on
  * its corpus changes without a new version here. History: '' (before issue 11), '2' (issue 11: typeless roots
- * repaired, decoded credential forms).
+ * repaired, decoded credential forms), '3' (issue 13: a row's contentHash is the one definition hash,
+ * catalog/definition-hash.ts, of the definition as given, no longer a hash of the gate's output).
  */
-export const INGEST_GATE_VERSION = '2';
+export const INGEST_GATE_VERSION = '3';
 
 export interface PreparedTool {
   readonly record: ToolRecord;
@@ -85,7 +86,7 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
       inputSchemaText,
       outputSchemaText,
       claimsText,
-      contentHash: contentHash(name, title, description, inputSchemaText, outputSchemaText),
+      contentHash: definitionHash(def), // of the definition as given (issue 13), not of what the gate made of it
       compactSchemaText,
       compactNotesText: JSON.stringify(compactForm.notes),
       compactKey: compactForm.key,
@@ -100,11 +101,6 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
 export function withDecision(gated: GatedTool, hostDecision: Classification | null): PreparedTool {
   const u = gated.unclassified;
   return { record: { ...u, classification: classify(u.source, hostDecision), classified: hostDecision !== null }, findings: gated.findings };
-}
-
-/** Hash of what the upstream defined (not of the classification): drift detection keys on it. */
-export function contentHash(name: string, title: string | null, description: string, input: string, output: string | null): string {
-  return createHash('sha256').update(JSON.stringify([name, title, description, input, output])).digest('hex');
 }
 
 function requireText(v: unknown, field: string, max: number, nonEmpty: boolean): string {

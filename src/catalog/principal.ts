@@ -4,8 +4,8 @@ export type Role = (typeof Role)[keyof typeof Role];
 export const ROLES: readonly Role[] = ['agent', 'tenant-admin', 'host-admin'];
 
 /** How the principal authenticated: a stored principal's API key, or a verified OIDC/JWT access token. */
-export const PrincipalKind = { ApiKey: 'api-key', Jwt: 'jwt' } as const;
-export type PrincipalKind = (typeof PrincipalKind)[keyof typeof PrincipalKind];
+const PrincipalKind = { ApiKey: 'api-key', Jwt: 'jwt' } as const;
+type PrincipalKind = (typeof PrincipalKind)[keyof typeof PrincipalKind];
 
 export interface Principal {
   /** A stored principal's UUID, or `jwt:` + a hash of issuer, tenant and subject (bearer.ts). */

@@ -5,7 +5,3 @@
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-export function sortByToolId<T extends { readonly toolId: string }>(items: readonly T[]): T[] {
-  return [...items].sort((x, y) => compareCodeUnits(x.toolId, y.toolId));
-}

@@ -19,7 +19,7 @@ export function hostExtensionToolId(name: string): string {
 }
 
 /** Grant patterns: toolId characters plus `*` (any run of characters, dots included). */
-export const TOOL_PATTERN_PATTERN = /^[A-Za-z0-9._~*-]{1,200}$/;
+const TOOL_PATTERN_PATTERN = /^[A-Za-z0-9._~*-]{1,200}$/;
 
 export function isValidToolPattern(p: unknown): p is string {
   return typeof p === 'string' && TOOL_PATTERN_PATTERN.test(p);

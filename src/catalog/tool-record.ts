@@ -21,6 +21,7 @@ export interface ToolRecord {
   readonly classified: boolean;
   /** What the upstream server claimed (MCP annotations). Shown to admins; never read by projection. */
   readonly claimsText: string | null;
+  /** The one definition hash (catalog/definition-hash.ts, issue 13) of the definition the gate was given. */
   readonly contentHash: string;
   /** The compact view's inputSchema (TC-VIEW-3) and what compaction relaxed, computed at ingest. */
   readonly compactSchemaText: string;

@@ -35,7 +35,7 @@ function inWorkspace(workspace: string, path: unknown): string | null {
 }
 
 /** + - * / and parentheses over numbers, by recursive descent: nothing is evaluated as code. */
-export function calculate(expression: string): number {
+function calculate(expression: string): number {
   let i = 0;
   const s = expression.replace(/\s+/g, '');
   const peek = () => s[i];

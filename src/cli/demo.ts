@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { App } from '../app';
 
-export const DEMO_TENANT = 'demo';
+const DEMO_TENANT = 'demo';
 export const DEMO_EXTENSIONS_FILE = join(__dirname, '..', '..', '..', 'demo', 'extensions.yaml');
 
 /**

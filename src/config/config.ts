@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from './cache-settings';
-import { DEFAULT_SYNC_LIMITS, DEFAULT_SYNC_POLICY, type SyncLimits, type SyncPolicy } from '../sources/mcp/sync-limits';
+import { type SyncLimits, type SyncPolicy, loadSyncLimits, loadSyncPolicy } from './sync-settings';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
 import { isSafetyTier } from '../catalog/descriptor';
@@ -122,21 +122,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     db,
     http: { host: env.HOST || '127.0.0.1', port: int('PORT', 8080, 0, 65535) },
     configFile: env.TOOLCAT_CONFIG_FILE || env.TOOLCAT_EXTENSIONS_FILE || null,
-    syncLimits: {
-      connectTimeoutMs: int('TOOLCAT_SYNC_CONNECT_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.connectTimeoutMs, 100, 3_600_000),
-      requestTimeoutMs: int('TOOLCAT_SYNC_REQUEST_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.requestTimeoutMs, 100, 3_600_000),
-      syncTimeoutMs: int('TOOLCAT_SYNC_TIMEOUT_MS', DEFAULT_SYNC_LIMITS.syncTimeoutMs, 100, 3_600_000),
-      maxPages: int('TOOLCAT_SYNC_MAX_PAGES', DEFAULT_SYNC_LIMITS.maxPages, 1, 100_000),
-      maxTools: int('TOOLCAT_SYNC_MAX_TOOLS', DEFAULT_SYNC_LIMITS.maxTools, 1, 1_000_000),
-      maxMessageBytes: int('TOOLCAT_SYNC_MAX_MESSAGE_BYTES', DEFAULT_SYNC_LIMITS.maxMessageBytes, 1024, 1024 ** 3),
-    },
-    syncPolicy: {
-      maxConcurrentSyncs: int('TOOLCAT_SYNC_MAX_CONCURRENT', DEFAULT_SYNC_POLICY.maxConcurrentSyncs, 1, 1000),
-      maxQueuedSyncs: int('TOOLCAT_SYNC_MAX_QUEUED', DEFAULT_SYNC_POLICY.maxQueuedSyncs, 0, 100_000),
-      minSyncIntervalMs: int('TOOLCAT_SYNC_MIN_INTERVAL_MS', DEFAULT_SYNC_POLICY.minSyncIntervalMs, 0, 86_400_000),
-      maxNotificationsPerSecond: int('TOOLCAT_SYNC_MAX_NOTIFICATIONS_PER_SECOND', DEFAULT_SYNC_POLICY.maxNotificationsPerSecond, 0, 1_000_000),
-      throttleMs: int('TOOLCAT_SYNC_THROTTLE_MS', DEFAULT_SYNC_POLICY.throttleMs, 1000, 86_400_000),
-    },
+    syncLimits: loadSyncLimits(int),
+    syncPolicy: loadSyncPolicy(int),
     startSources: true,
     versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),
     healthProbeMs: int('TOOLCAT_HEALTH_PROBE_MS', 1000, 0, 60_000),
@@ -169,7 +156,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 let cachedVersion: string | null = null;
-export function packageVersion(): string {
+function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
   // dist/src/config -> repo root, or src/config -> repo root
   for (const up of ['../../..', '../..']) {

@@ -11,10 +11,10 @@ import { type GraphQLFieldConfigMap, GraphQLObjectType, GraphQLSchema } from 'gr
  * The fields are the very field configs of the executable schema (same resolvers and middlewares), so the faces
  * cannot behave differently.
  */
-export const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall'] as const;
-export const AGENT_MUTATION_FIELDS = ['callTool'] as const;
+const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall'] as const;
+const AGENT_MUTATION_FIELDS = ['callTool'] as const;
 /** Fields of the executable schema that only in-process faces use. */
-export const IN_PROCESS_FIELDS: readonly string[] = ['startToolCall'];
+const IN_PROCESS_FIELDS: readonly string[] = ['startToolCall'];
 
 export function agentSchemaOf(full: GraphQLSchema): GraphQLSchema {
   return new GraphQLSchema({ query: pick(full.getQueryType(), AGENT_QUERY_FIELDS), mutation: pick(full.getMutationType(), AGENT_MUTATION_FIELDS) });

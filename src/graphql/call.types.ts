@@ -63,7 +63,7 @@ export class AdminToolCallType {
  * The live handle of a started call, for the in-process faces (REST SSE, the MCP face): it passes through graphql-js
  * unchanged like JSONDocument's cached bytes. It is not part of the schema served over HTTP (graphql/public-schema.ts).
  */
-export const CallHandleScalar = new GraphQLScalarType({
+const CallHandleScalar = new GraphQLScalarType({
   name: 'CallHandle',
   description: 'In-process only: a started call.',
   serialize(value: unknown): unknown {

@@ -13,7 +13,7 @@ import { ToolAdminResolver } from './tool-admin.resolver';
 import { CallResolver } from './call.resolver';
 import { publicSchemaOf } from './agent-schema';
 
-export const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver, CallResolver] as const;
+const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver, CallResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global

@@ -34,5 +34,3 @@ export interface AppServices {
   /** The call sessions of MCP sources: a removed or changed source's session is closed. */
   readonly callSessions: { drop(source: string): Promise<void> };
 }
-
-export const SERVICES = Symbol('AppServices');

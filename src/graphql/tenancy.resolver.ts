@@ -80,7 +80,7 @@ function toTenant(t: TenantEntity): TenantType {
   return Object.assign(new TenantType(), { id: t.id, name: t.name, createdAt: t.createdAt });
 }
 
-export function toPrincipal(p: PrincipalEntity): PrincipalType {
+function toPrincipal(p: PrincipalEntity): PrincipalType {
   return Object.assign(new PrincipalType(), {
     id: p.id, tenantId: p.tenantId, name: p.name, role: p.role, keyPrefix: p.keyPrefix, createdAt: p.createdAt, revokedAt: p.revokedAt,
   });

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
  * annotations (defaults, examples) that constrain nothing, plus `type: object` on a typeless root. Validators are
  * compiled once per schema text and kept in a bounded cache.
  */
-export interface ArgumentProblem {
+interface ArgumentProblem {
   /** JSON Pointer into the arguments ('' is the arguments object itself). */
   readonly pointer: string;
   readonly message: string;

@@ -14,11 +14,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADERS = Object.freeze({ timestamp: 'X-Toolcat-Timestamp', signature: 'X-Toolcat-Signature' });
 
 /** How far a request's timestamp may be from the endpoint's clock, either way. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 const VERSION = 'v1=';
 
-export function signatureOf(secret: string, timestamp: string, body: Buffer | string): string {
+function signatureOf(secret: string, timestamp: string, body: Buffer | string): string {
   const mac = createHmac('sha256', secret);
   mac.update(`${timestamp}.`);
   mac.update(body);

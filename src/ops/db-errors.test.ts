@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable } from './db-errors';
 
 describe(isDatabaseUnavailable.name, () => {
@@ -11,6 +11,9 @@ describe(isDatabaseUnavailable.name, () => {
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).to.equal(true);
     // Seen under load in test/ops/db-outage.test.ts: the connection died inside a transaction.
     expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).to.equal(true);
+    // Its sibling, seen the same way: a query through the transaction's EntityManager (manager.query) after the
+    // connection died.
+    expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).to.equal(true);
   });
   it('does not mistake bugs or bad input for an outage', () => {
     const syntax = Object.assign(new Error('syntax error at or near "SELEC"'), { code: '42601' });

@@ -6,13 +6,14 @@ const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001
 const MESSAGES = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|terminating connection|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|Connection refused|SQLITE_BUSY|database is locked|Query read timeout/i;
 
 // TypeORM releases a PostgreSQL query runner when its connection dies; the rest of that transaction then fails
-// with this error. The transaction did not commit, so "retry shortly" (503) is the truthful answer.
-const RELEASED_BY_CONNECTION_LOSS = 'QueryRunnerAlreadyReleasedError';
+// with one of these (the first from the query runner itself, the second from manager.query on the transaction's
+// EntityManager). The transaction did not commit, so "retry shortly" (503) is the truthful answer.
+const RELEASED_BY_CONNECTION_LOSS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const x = e as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown; cause?: unknown };
-    if (x.name === RELEASED_BY_CONNECTION_LOSS) return true;
+    if (typeof x.name === 'string' && RELEASED_BY_CONNECTION_LOSS.has(x.name)) return true;
     if (typeof x.code === 'string' && (PG_UNAVAILABLE_CODES.has(x.code) || /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT)$/.test(x.code))) return true;
     if (typeof x.message === 'string' && MESSAGES.test(x.message)) return true;
     e = x.driverError ?? x.cause;

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { Logger } from '../shared/logger';
 
-export const CATALOG_CHANNEL = 'toolcat_catalog';
+const CATALOG_CHANNEL = 'toolcat_catalog';
 
 /**
  * PostgreSQL LISTEN on the catalog channel (issue 7): every replica hears a committed catalog change at once

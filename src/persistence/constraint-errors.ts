@@ -11,7 +11,7 @@
  *  - serialization: PostgreSQL aborted the transaction to break a deadlock (or a serialization conflict); running
  *                   it again is safe and normally succeeds
  */
-export type ViolationKind = 'unique' | 'foreign-key' | 'not-null' | 'check' | 'too-long' | 'bad-text' | 'serialization';
+type ViolationKind = 'unique' | 'foreign-key' | 'not-null' | 'check' | 'too-long' | 'bad-text' | 'serialization';
 
 export interface ConstraintViolation {
   readonly kind: ViolationKind;

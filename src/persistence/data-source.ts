@@ -27,11 +27,11 @@ import { PrincipalEntity } from './principal.entity';
 import { TenantEntity } from './tenant.entity';
 import { ToolEntity } from './tool.entity';
 
-export const ENTITIES = [
+const ENTITIES = [
   TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
   McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity, ToolCallEntity, ExtensionImplementationEntity,
 ];
-export const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
+const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
   CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
   ToolCalls1764560000000,
 ];

@@ -33,7 +33,7 @@ export function toRecord(e: ToolEntity): ToolRecord {
  * the running code, and the ETag is computed from them (src/cache/catalog-cache.ts), so a new serializer can
  * never make stored state disagree with the code.
  */
-export function rowHashOf(r: ToolRecord): string {
+function rowHashOf(r: ToolRecord): string {
   const c = r.classification;
   return createHash('sha256')
     .update(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText]))

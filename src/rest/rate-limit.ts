@@ -19,7 +19,7 @@ export interface RateLimiterOptions {
   readonly now?: () => number;
 }
 
-export interface TakeResult {
+interface TakeResult {
   readonly allowed: boolean;
   /** Whole seconds until one token is available again: 0 when allowed, at least 1 when not. */
   readonly retryAfterSeconds: number;

@@ -109,7 +109,7 @@ function normalise(v: Float32Array): Float32Array {
 }
 
 /** What a tool's vector is computed from: name, title, description and parameter names (not parameter prose). */
-export function embeddingText(doc: SearchDocument, maxChars = 4000): string {
+function embeddingText(doc: SearchDocument, maxChars = 4000): string {
   const t = fieldTexts(doc);
   const parts = [t.name.replace(/[_\-.]+/g, ' '), t.title, t.description, t.params ? `parameters: ${t.params}` : ''];
   return parts.filter(Boolean).join('\n').slice(0, maxChars);
@@ -128,7 +128,7 @@ interface Stored {
  * Vectors per tool, keyed by the hash of their input text. In memory here; `entries()` and `put()` are the seam
  * for keeping them with the tool row (the lead's persistence wiring): a restart then re-embeds nothing.
  */
-export class VectorStore {
+class VectorStore {
   private readonly vectors = new Map<string, Stored>();
 
   get size(): number {
@@ -155,7 +155,7 @@ export class VectorStore {
 /** Fusion constant of RRF (Cormack et al. 2009): the paper's 60, not tuned. */
 export const RRF_K = 60;
 /** How deep each ranking is read before fusion (ToolRet and toolrank score the top 100). */
-export const FUSION_DEPTH = 100;
+const FUSION_DEPTH = 100;
 const QUERY_CACHE_SIZE = 256;
 
 export interface HybridResult extends SearchResult {

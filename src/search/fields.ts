@@ -93,7 +93,10 @@ function schemaWords(schema: unknown): { names: string[]; texts: string[] } {
   return { names, texts };
 }
 
-/** The search document of a stored tool. */
+/**
+ * The search document of a stored tool.
+ * @public the integration seam of docs/tool-search.md ("Integration"); knip.jsonc says why it is kept unused
+ */
 export function searchDocumentOf(r: ToolRecord, metadata?: string): SearchDocument {
   return {
     toolId: r.toolId, tenantId: r.tenantId, name: r.name, title: r.title, description: r.description, inputSchema: r.inputSchemaText,

@@ -11,7 +11,7 @@ function doc(toolId: string, name: string, description = '', extra: Partial<Sear
   return { toolId, tenantId: null, name, description, inputSchema: { type: 'object', properties: {} }, source: 'src', ...extra };
 }
 
-function all(index: SearchIndex, ids: readonly string[], key: string | null = null): VisibleSetRef {
+function all(ids: readonly string[], key: string | null = null): VisibleSetRef {
   return { key, ids };
 }
 
@@ -35,7 +35,7 @@ function indexOf(docs: readonly SearchDocument[]): SearchIndex {
 describe('SearchIndex', () => {
   it('ranks name matches above description-only mentions, and counts only matches', () => {
     const index = indexOf(CORPUS);
-    const r = index.rank(all(index, IDS), 'What is the weather forecast in Paris tomorrow?', 10);
+    const r = index.rank(all(IDS), 'What is the weather forecast in Paris tomorrow?', 10);
     expect(r.hits[0].toolId).to.equal('mcp.weather.get_forecast');
     expect(r.hits.map((h) => h.toolId)).to.include.members(['mcp.weather.get_alerts', 'mcp.maps.geocode']);
     expect(r.matched).to.equal(r.hits.length);
@@ -46,16 +46,16 @@ describe('SearchIndex', () => {
 
   it('matches camelCase names, parameter names and CJK descriptions', () => {
     const index = indexOf(CORPUS);
-    expect(index.rank(all(index, IDS), 'stock quote for AAPL', 1).hits[0].toolId).to.equal('mcp.stocks.quote');
-    expect(index.rank(all(index, IDS), 'getStockQuote', 1).hits[0].toolId).to.equal('mcp.stocks.quote');
-    expect(index.rank(all(index, IDS), 'read the file at this path', 1).hits[0].toolId).to.equal('mcp.files.read_file');
-    expect(index.rank(all(index, IDS), '今日头条', 1).hits[0].toolId).to.equal('mcp.cn.news');
+    expect(index.rank(all(IDS), 'stock quote for AAPL', 1).hits[0].toolId).to.equal('mcp.stocks.quote');
+    expect(index.rank(all(IDS), 'getStockQuote', 1).hits[0].toolId).to.equal('mcp.stocks.quote');
+    expect(index.rank(all(IDS), 'read the file at this path', 1).hits[0].toolId).to.equal('mcp.files.read_file');
+    expect(index.rank(all(IDS), '今日头条', 1).hits[0].toolId).to.equal('mcp.cn.news');
   });
 
   it('returns at most k, and nothing for a query of stop words or numbers only', () => {
     const index = indexOf(CORPUS);
-    expect(index.rank(all(index, IDS), 'file weather', 2).hits).to.have.length(2);
-    const none = index.rank(all(index, IDS), 'the of and 42', 5);
+    expect(index.rank(all(IDS), 'file weather', 2).hits).to.have.length(2);
+    const none = index.rank(all(IDS), 'the of and 42', 5);
     expect(none.hits).to.deep.equal([]);
     expect(none.matched).to.equal(0);
   });
@@ -64,22 +64,22 @@ describe('SearchIndex', () => {
     const twins = ['mcp.b.t', 'mcp.a.t', 'mcp.c.t'].map((id) => doc(id, 'twin_tool', 'Identical text.'));
     const index = indexOf(twins);
     const ids = twins.map((d) => d.toolId);
-    const r = index.rank(all(index, ids), 'twin tool', 3);
+    const r = index.rank(all(ids), 'twin tool', 3);
     expect(r.hits.map((h) => h.toolId)).to.deep.equal(['mcp.a.t', 'mcp.b.t', 'mcp.c.t']);
     expect(new Set(r.hits.map((h) => h.score)).size).to.equal(1);
     const again = indexOf([...twins].reverse());
-    expect(JSON.stringify(again.rank(all(again, [...ids].reverse(), 'k'), 'twin tool', 3).hits)).to.equal(JSON.stringify(r.hits));
-    expect(JSON.stringify(index.rank(all(index, ids, 'k'), 'twin tool', 3).hits)).to.equal(JSON.stringify(r.hits));
+    expect(JSON.stringify(again.rank(all([...ids].reverse(), 'k'), 'twin tool', 3).hits)).to.equal(JSON.stringify(r.hits));
+    expect(JSON.stringify(index.rank(all(ids, 'k'), 'twin tool', 3).hits)).to.equal(JSON.stringify(r.hits));
   });
 
   it('re-indexes only changed text; a removed tool is gone; an unknown visible id is ignored', () => {
     const index = indexOf(CORPUS);
     expect(index.upsert(CORPUS[0])).to.equal(false);
     expect(index.upsert({ ...CORPUS[5], description: 'Current price of a stock ticker and its weather.' })).to.equal(true);
-    expect(index.rank(all(index, IDS), 'weather', 10).hits.map((h) => h.toolId)).to.include('mcp.stocks.quote');
+    expect(index.rank(all(IDS), 'weather', 10).hits.map((h) => h.toolId)).to.include('mcp.stocks.quote');
     expect(index.remove('mcp.weather.get_forecast')).to.equal(true);
     expect(index.remove('mcp.weather.get_forecast')).to.equal(false);
-    const r = index.rank(all(index, [...IDS, 'mcp.never.indexed']), 'weather forecast', 10);
+    const r = index.rank(all([...IDS, 'mcp.never.indexed']), 'weather forecast', 10);
     expect(r.hits.map((h) => h.toolId)).to.not.include('mcp.weather.get_forecast');
     expect(r.visible).to.equal(CORPUS.length - 1);
   });
@@ -107,7 +107,7 @@ describe('SearchIndex', () => {
         }
         const fresh = indexOf([...live.values()]);
         const ids = [...live.keys()];
-        for (const q of queries) expect(index.rank(all(index, ids), q, 20)).to.deep.equal(fresh.rank(all(fresh, ids), q, 20));
+        for (const q of queries) expect(index.rank(all(ids), q, 20)).to.deep.equal(fresh.rank(all(ids), q, 20));
         expect(index.size).to.equal(live.size);
       }),
       { numRuns: 60, seed: SEED },
@@ -122,7 +122,7 @@ describe('SearchIndex', () => {
     const st = index.stats();
     expect(st.deadPostings * 4).to.be.at.most(st.postings + 1024 + 16); // compaction ran (or the rest is under the floor)
     const kept = docs.slice(450);
-    expect(index.rank(all(index, docs.map((d) => d.toolId)), 'weather', 200)).to.deep.equal(indexOf(kept).rank(all(index, kept.map((d) => d.toolId)), 'weather', 200));
+    expect(index.rank(all(docs.map((d) => d.toolId)), 'weather', 200)).to.deep.equal(indexOf(kept).rank(all(kept.map((d) => d.toolId)), 'weather', 200));
   });
 
   describe('bad input', () => {
@@ -138,27 +138,27 @@ describe('SearchIndex', () => {
     };
 
     it('refuses empty, blank, non-string and over-long queries with a clear code and message', () => {
-      expect(code(() => index.rank(all(index, IDS), '', 5))).to.equal('query_empty');
-      expect(code(() => index.rank(all(index, IDS), ' \n\t ', 5))).to.equal('query_empty');
-      expect(code(() => index.rank(all(index, IDS), 42 as unknown as string, 5))).to.equal('query_not_text');
+      expect(code(() => index.rank(all(IDS), '', 5))).to.equal('query_empty');
+      expect(code(() => index.rank(all(IDS), ' \n\t ', 5))).to.equal('query_empty');
+      expect(code(() => index.rank(all(IDS), 42 as unknown as string, 5))).to.equal('query_not_text');
       const mb = 'weather '.repeat(131072); // 1 MiB
-      expect(code(() => index.rank(all(index, IDS), mb, 5))).to.equal('query_too_long');
+      expect(code(() => index.rank(all(IDS), mb, 5))).to.equal('query_too_long');
       try {
-        index.rank(all(index, IDS), mb, 5);
+        index.rank(all(IDS), mb, 5);
       } catch (e) {
         expect((e as Error).message).to.contain(String(MAX_QUERY_CHARS));
       }
-      expect(() => index.rank(all(index, IDS), 'weather', 0)).to.throw(RangeError);
-      expect(() => index.rank(all(index, IDS), 'weather', 1.5)).to.throw(RangeError);
+      expect(() => index.rank(all(IDS), 'weather', 0)).to.throw(RangeError);
+      expect(() => index.rank(all(IDS), 'weather', 1.5)).to.throw(RangeError);
     });
 
     it('accepts control characters, lone surrogates and pasted data safely', () => {
-      expect(index.rank(all(index, IDS), 'weather\u0000\u0007forecast\u202e\ud800', 1).hits[0].toolId).to.equal('mcp.weather.get_forecast');
+      expect(index.rank(all(IDS), 'weather\u0000\u0007forecast\u202e\ud800', 1).hits[0].toolId).to.equal('mcp.weather.get_forecast');
       const png = `What does this image mean? ${'iVBORw0KGgoAAAANSUhEUgAA'.repeat(2000)}`;
       expect(png.length).to.be.below(MAX_QUERY_CHARS);
-      const r = index.rank(all(index, IDS), png, 5);
+      const r = index.rank(all(IDS), png, 5);
       expect(r.query.terms).to.deep.equal(['imag', 'mean']); // "does" is a stop word, the data run is dropped
-      expect(index.rank(all(index, IDS), '\u0000\u0001', 5).hits).to.deep.equal([]);
+      expect(index.rank(all(IDS), '\u0000\u0001', 5).hits).to.deep.equal([]);
     });
 
     it('indexes tools with empty, huge or hostile text without failing', () => {
@@ -166,7 +166,7 @@ describe('SearchIndex', () => {
       ix.upsert(doc('mcp.s.empty', 'empty', ''));
       ix.upsert(doc('mcp.s.huge', 'huge', 'weather '.repeat(2048), { inputSchema: '{not json' }));
       ix.upsert(doc('mcp.s.ctl', 'ctl\u0000name', '\u202eweather\ud800', { inputSchema: { properties: { a: { properties: { b: { description: 'deep weather' } } } } } }));
-      const r = ix.rank(all(ix, ['mcp.s.empty', 'mcp.s.huge', 'mcp.s.ctl']), 'weather', 5);
+      const r = ix.rank(all(['mcp.s.empty', 'mcp.s.huge', 'mcp.s.ctl']), 'weather', 5);
       expect(r.hits.map((h) => h.toolId).sort()).to.deep.equal(['mcp.s.ctl', 'mcp.s.huge']);
       expect(r.hits[0].toolId).to.equal('mcp.s.ctl'); // one honest mention beats 2,048 repeats
     });

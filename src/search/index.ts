@@ -194,8 +194,6 @@ export class SearchIndex {
   private readonly located = new Map<string, Located>();
   private readonly views = new Map<string, View>();
   private viewBytes = 0;
-  private scratchSlots = new Int32Array(1024);
-  private scratchTf = new Float64Array(1024);
 
   constructor(params: RankingParams = DEFAULT_RANKING) {
     checkParams(params);

@@ -1,5 +1,4 @@
 import { FIELD_COUNT } from './fields';
-import { TF_BITS } from './ranking';
 
 /**
  * One owner's share of the index: the global tools (tenantId null) or one tenant's own tools. Partitioning by owner
@@ -13,7 +12,7 @@ import { TF_BITS } from './ranking';
  * nothing in scoring: a dead slot is in no visible set); compaction renumbers slots once dead postings pass a quarter
  * of all postings, so maintenance is amortised O(changed text) and never a rebuild per request.
  */
-export const DEAD = '';
+const DEAD = '';
 
 export class Posting {
   /** [slot0, tf0, slot1, tf1, ...]; `n` pairs in use. */
@@ -168,8 +167,4 @@ export class Partition {
     for (const [term, p] of this.postings) b += p.bytes + 2 * term.length + 96; // Map entry, object and array headers
     return b;
   }
-}
-
-export function unpackTf(packed: number, field: number): number {
-  return (packed >>> (field * TF_BITS)) & ((1 << TF_BITS) - 1);
 }

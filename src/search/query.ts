@@ -9,7 +9,7 @@ import { type TokenizeOptions, tokenize } from './text';
 /** Longest query accepted, in UTF-16 code units (64 Ki): ~10,000 English words, 3x the longest dev-set task with its image. */
 export const MAX_QUERY_CHARS = 64 * 1024;
 /** Distinct terms scored per query (the first ones in text order): a long task's later terms are mostly repeats and data. */
-export const MAX_QUERY_TERMS = 256;
+const MAX_QUERY_TERMS = 256;
 
 export type SearchQueryErrorCode = 'query_empty' | 'query_too_long' | 'query_not_text';
 

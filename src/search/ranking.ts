@@ -52,7 +52,7 @@ export const DEFAULT_RANKING: RankingParams = Object.freeze({
 
 /** 4 bits per field in one int32 (FIELD_COUNT <= 7 keeps it positive). */
 export const TF_BITS = 4;
-export const MAX_TF_CAP = (1 << TF_BITS) - 1;
+const MAX_TF_CAP = (1 << TF_BITS) - 1;
 
 export function checkParams(p: RankingParams): void {
   if (FIELD_COUNT * TF_BITS > 31) throw new Error('too many fields to pack');

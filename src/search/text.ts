@@ -23,7 +23,7 @@ import { type StemmerName, stemmerFor } from './stem';
  *      stemmed (stem.ts).
  */
 export const MAX_RUN_CHARS = 256;
-export const MAX_TOKEN_CHARS = 32;
+const MAX_TOKEN_CHARS = 32;
 
 export interface TokenizeOptions {
   readonly stemmer: StemmerName;

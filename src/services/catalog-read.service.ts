@@ -16,7 +16,7 @@ export interface CatalogDocument {
 export type AnyDescriptor = ToolDescriptor | CompactToolDescriptor;
 
 /** Bound on a requested toolId: past it the request is malformed (400), not merely unknown (404). */
-export const MAX_REQUESTED_TOOL_ID_LENGTH = 1024;
+const MAX_REQUESTED_TOOL_ID_LENGTH = 1024;
 
 /**
  * What a principal sees. Authorization is the repository's scoped query; this service only chooses the view.

@@ -15,7 +15,7 @@ import { notFound, requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { writeTransaction } from '../persistence/write-transaction';
 
 /** Most entries one ceiling may hold: each is an EXISTS term of every visibility query. */
-export const MAX_CEILING_ENTRIES = 32;
+const MAX_CEILING_ENTRIES = 32;
 
 /**
  * Tenant ceilings (issue 11 defect 6): the host admin decides the most a tenant's grants may allow; tenant

@@ -3,6 +3,7 @@ import { CatalogError } from '../catalog/catalog.errors';
 import { COMPACTOR_VERSION } from '../catalog/compact';
 import { INGEST_GATE_VERSION, prepareTool } from '../catalog/ingest';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
+import { ClassificationEntity } from '../persistence/classification.entity';
 import { ToolEntity } from '../persistence/tool.entity';
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import type { Logger } from '../shared/logger';
@@ -18,6 +19,9 @@ import type { SourceSnapshotService } from '../sources/source-snapshot.service';
  *     memory, without a transaction that holds the write lock for the whole refresh;
  *   - host extensions: the stored definition passes the current gate again with its classification. One that the
  *     current gate refuses (say a newly recognised credential in a const) stops being served, and the log says why.
+ *     Its hash is the definition hash of that stored definition (issue 13: rows of gate version 2 hold a hash of
+ *     the gate's output), and the decision recorded for the row's old hash is moved onto the new one, so the
+ *     approval survives the refresh.
  * Once per code version, never per request; the stale rows are found in SQL.
  */
 export async function refreshDerivedRows(ds: DataSource, log: Logger, snapshots: Pick<SourceSnapshotService, 'reproject'>): Promise<number> {
@@ -47,6 +51,9 @@ export async function refreshDerivedRows(ds: DataSource, log: Logger, snapshots:
             r.classification,
           );
           await m.getRepository(ToolEntity).save(toEntity({ ...prepared.record, classified: r.classified }, row.updatedAt, row.definitionHash));
+          if (prepared.record.contentHash !== r.contentHash) {
+            await m.getRepository(ClassificationEntity).update({ toolId, approvedHash: r.contentHash }, { approvedHash: prepared.record.contentHash });
+          }
         } catch (err) {
           if (!(err instanceof CatalogError)) throw err;
           dropped.push({ toolId, reason: err.message });

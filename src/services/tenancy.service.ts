@@ -15,7 +15,7 @@ import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 import { writeCeiling } from './ceiling.service';
 import { writeTransaction } from '../persistence/write-transaction';
 
-export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PRINCIPAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,127}$/;
 
 export interface CreatedPrincipal {

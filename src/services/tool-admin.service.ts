@@ -135,7 +135,7 @@ export class ToolAdminService {
       if (upstream && !upstream.quarantineReason) {
         assertClassificationAllowed('mcp', c);
         await this.saveClassification(m, toolId, c, `principal:${p.id}`, upstream.definitionHash);
-        await projectSource(m, upstream.sourceName, { only: [toolId] }); // one decision changed: one tool is projected
+        await projectSource(m, upstream.sourceName, this.log, { only: [toolId] }); // one decision changed: one tool is projected
       } else if (row && row.source === 'host-extension') {
         assertClassificationAllowed('host-extension', c);
         await this.saveClassification(m, toolId, c, `principal:${p.id}`, row.contentHash);
@@ -161,7 +161,7 @@ export class ToolAdminService {
       const previous = await m.getRepository(ClassificationEntity).findOne({ where: { toolId } });
       await m.getRepository(ClassificationEntity).delete({ toolId });
       await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before: previous ? classificationView(previous) : null, after: null });
-      await projectSource(m, upstream.sourceName, { only: [toolId] });
+      await projectSource(m, upstream.sourceName, this.log, { only: [toolId] });
       return this.servedOrFail(m, toolId);
     });
   }

@@ -32,7 +32,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  * One log line (JSON text and a newline) without credentials: the line itself when it holds none (the usual
  * case: one parse and one detector pass over its strings), else the same fields, redacted.
  */
-export function redactLogLine(line: string): string {
+function redactLogLine(line: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);

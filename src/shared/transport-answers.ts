@@ -17,7 +17,7 @@ export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 /** What every face says to a caller without an accepted credential (catalog/admin-scope.ts says it too). */
 export { AUTHENTICATION_REQUIRED as AUTHENTICATION_REQUIRED_TEXT } from '../catalog/admin-scope';
 /** How long a client should wait after a 503 (the health probe runs every second; two probes). */
-export const RETRY_AFTER_SECONDS = '2';
+const RETRY_AFTER_SECONDS = '2';
 export const UNAVAILABLE_MESSAGE = 'The catalog database is unavailable; retry shortly.';
 export const UNAVAILABLE_BODY = errorBody(SERVICE_UNAVAILABLE, UNAVAILABLE_MESSAGE);
 export const UNAVAILABLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Retry-After': RETRY_AFTER_SECONDS });

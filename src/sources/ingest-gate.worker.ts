@@ -19,4 +19,3 @@ export function gateChunk(t: GateTask): ExaminedTool[] {
   return t.texts.map((text, i) => examineText(t.source, t.tenantId, text, t.firstIndex + i, t.bounds));
 }
 
-export default gateChunk;

@@ -27,7 +27,7 @@ export interface IngestPoolOptions {
   readonly inlineBytes: number;
 }
 
-export const DEFAULT_INGEST_POOL: IngestPoolOptions = Object.freeze({
+const DEFAULT_INGEST_POOL: IngestPoolOptions = Object.freeze({
   threads: Math.max(1, Math.min(4, availableParallelism())),
   queuePerThread: 2,
   niceIncrement: process.platform === 'linux' ? 10 : 0,

@@ -29,20 +29,20 @@ export interface SqlRunner {
   transaction<T>(fn: (q: SqlRunner) => Promise<T>): Promise<T>;
 }
 
-export const TOOL_COLUMNS = [
+const TOOL_COLUMNS = [
   'tool_id', 'source', 'origin', 'tenant_id', 'name', 'title', 'description', 'input_schema', 'output_schema', 'safety_tier', 'tier_rank', 'replay_policy',
   'egress', 'classified', 'claims', 'content_hash', 'compact_schema', 'compact_notes', 'compact_key', 'row_hash', 'ingest_notes', 'gate_version',
   'definition_hash', 'updated_at',
 ] as const;
-export const UPSTREAM_COLUMNS = ['key', 'source_name', 'name', 'tool_id', 'raw', 'definition_hash', 'quarantine_reason', 'first_seen_at', 'last_seen_at', 'raw_hash'] as const;
+const UPSTREAM_COLUMNS = ['key', 'source_name', 'name', 'tool_id', 'raw', 'definition_hash', 'quarantine_reason', 'first_seen_at', 'last_seen_at', 'raw_hash'] as const;
 const CHANGE_COLUMNS = ['id', 'seq', 'source_name', 'tool_name', 'tool_id', 'kind', 'old_hash', 'new_hash', 'detail', 'at'] as const;
 
 export type ToolRow = Readonly<Record<(typeof TOOL_COLUMNS)[number], unknown>>;
 export type UpstreamRow = Readonly<Record<(typeof UPSTREAM_COLUMNS)[number], unknown>>;
 export type ChangeRow = Readonly<Record<(typeof CHANGE_COLUMNS)[number], unknown>>;
 
-export const STAGE_UPSTREAM = 'ingest_stage_upstream';
-export const STAGE_TOOL = 'ingest_stage_tool';
+const STAGE_UPSTREAM = 'ingest_stage_upstream';
+const STAGE_TOOL = 'ingest_stage_tool';
 
 /** DDL of the staging tables: UNLOGGED tables on PostgreSQL (migration), TEMP tables of one connection on SQLite. */
 export function stagingDdl(dialect: Dialect): string[] {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CatalogError } from '../catalog/catalog.errors';
 import { redactCredentials } from '../catalog/credentials';
 import type { CredentialFinding } from '../catalog/credential-scrub';
+import { definitionHash as definitionHashOf } from '../catalog/definition-hash';
 import { type GatedTool, gateTool } from '../catalog/ingest';
 import type { IngestBounds } from '../catalog/ingest-bounds';
 import type { ToolDefinition } from '../catalog/tool-record';
@@ -18,7 +19,7 @@ export interface UpstreamTool {
   readonly toolId: string | null;
   /** The tool exactly as received (JSON text), bounded by the transport's message limit. Shown to admins redacted. */
   readonly rawText: string;
-  /** Hash of what defines the tool (title, description, schemas); drift detection compares it. */
+  /** The one definition hash (catalog/definition-hash.ts, issue 13) of the entry as listed; drift detection compares it. '' for a non-object entry. */
   readonly definitionHash: string;
   /** Why it is not served. Never quotes credential material (issue 11): names and gate messages are redacted. */
   readonly quarantineReason: string | null;
@@ -104,9 +105,7 @@ function examine(sourceName: string, tenantId: string | null, raw: unknown, inde
   const rec = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   const name = rec && typeof rec.name === 'string' ? rec.name : `#${index}`;
   const base = { key: keyOf(sourceName, name), name: name.slice(0, 512), rawText, findings: [] as CredentialFinding[], gated: null };
-  const definitionHash = rec
-    ? createHash('sha256').update(safeJson([rec.title ?? null, rec.description ?? null, rec.inputSchema ?? null, rec.outputSchema ?? null])).digest('hex')
-    : '';
+  const definitionHash = rec ? definitionHashOf(rec) : '';
   if (!rec) return { ...base, toolId: null, definitionHash, quarantineReason: 'a tools/list entry that is not an object' };
   if (typeof rec.name !== 'string') return { ...base, toolId: null, definitionHash, quarantineReason: 'the tool has no string name' };
   const toolId = mcpToolId(sourceName, rec.name);

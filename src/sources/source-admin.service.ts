@@ -10,6 +10,7 @@ import { ToolChangeEntity } from '../persistence/tool-change.entity';
 import { UpstreamToolEntity } from '../persistence/upstream-tool.entity';
 import { notFound, requireRole } from '../catalog/admin-scope';
 import { nowIso } from '../shared/clock';
+import type { Logger } from '../shared/logger';
 import { writeAudit } from '../audit/audit';
 import { writeTransaction } from '../persistence/write-transaction';
 import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } from './source-spec';
@@ -25,7 +26,10 @@ export interface SourceInput {
 
 /** Registration of MCP sources (host admins). Secrets are write-only: stored apart, never read back here. */
 export class SourceAdminService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly log: Logger,
+  ) {}
 
   /** Names (never values) of a source's secret entries, for admins to see what is configured. */
   async secretNames(name: string): Promise<{ env: string[]; headers: string[] }> {
@@ -71,7 +75,7 @@ export class SourceAdminService {
       const before = await this.auditView(m, old);
       const saved = await this.write(m, input, old.origin, { ...old } as McpSourceEntity);
       await writeAudit(m, { targetType: 'source', targetId: saved.name, tenantId: saved.tenantId, before, after: await this.auditView(m, saved) });
-      await projectSource(m, saved.name); // drift policy or tenant may have changed what is served
+      await projectSource(m, saved.name, this.log); // drift policy or tenant may have changed what is served
       return saved;
     });
   }
@@ -90,7 +94,7 @@ export class SourceAdminService {
         const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
         if (old && old.origin !== 'config') throw new CatalogError(CatalogErrorCode.Conflict, `source "${input.spec.name}" exists and was registered through GraphQL`);
         await this.write(m, input, 'config', old);
-        if (old) await projectSource(m, input.spec.name);
+        if (old) await projectSource(m, input.spec.name, this.log);
       }
       await writeAudit(m, { targetType: 'config', targetId: 'mcpServers', tenantId: null, after: { declared: [...keep] } }, 'applyConfigFile');
     });
@@ -150,7 +154,7 @@ export class SourceAdminService {
       await m.getRepository(ClassificationEntity).save(d);
       await m.getRepository(ToolChangeEntity).save(change(u.sourceName, u.name, toolId, 'approved', null, u.definitionHash, `by principal:${p.id}`, nowIso()));
       await writeAudit(m, { targetType: 'classification', targetId: toolId, tenantId: null, before, after: { approvedHash: d.approvedHash, decidedBy: d.decidedBy } });
-      await projectSource(m, u.sourceName, { only: [toolId] });
+      await projectSource(m, u.sourceName, this.log, { only: [toolId] });
     });
   }
 
@@ -208,7 +212,7 @@ export class SourceAdminService {
     await m.getRepository(McpSourceSecretEntity).delete({ sourceName: name });
     await m.getRepository(UpstreamToolEntity).delete({ sourceName: name });
     await m.getRepository(ClassificationEntity).delete({ toolId: Like(`mcp.${name}.%`) });
-    await projectSource(m, name); // no source any more: every tool it served goes
+    await projectSource(m, name, this.log); // no source any more: every tool it served goes
     return true;
   }
 }

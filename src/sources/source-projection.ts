@@ -1,5 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import { CatalogError } from '../catalog/catalog.errors';
+import { redactText } from '../catalog/credential-redaction';
 import { classify } from '../catalog/classification';
 import { prepareTool } from '../catalog/ingest';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
@@ -7,6 +8,7 @@ import type { ClassificationEntity } from '../persistence/classification.entity'
 import { ToolEntity } from '../persistence/tool.entity';
 import { toEntity, toRecord } from '../persistence/tool-record.mapper';
 import { nowIso } from '../shared/clock';
+import type { Logger } from '../shared/logger';
 import { toDefinition } from './snapshot';
 import { contentIsCurrent, decisionFor, rowIsCurrent, toolRowOf } from './snapshot-plan';
 import { type Dialect, SnapshotSql, type ToolRow } from './snapshot-sql';
@@ -54,9 +56,15 @@ export async function lockSourceProjection(m: EntityManager, sourceName: string)
  * change needs no gating), and only a row that must be derived anew reads its stored listing and passes the gate.
  * `only`: the tools a decision touched (classify, unclassify, approve): everything else is left as it is, so a
  * reclassification of one tool costs one tool whatever the size of its source. Whole listings are projected by the
- * staged snapshot (SourceSnapshotService), never here.
+ * staged snapshot (SourceSnapshotService), never here. A stored tool the current gate refuses is not served, and `log`
+ * says which and why (issue 13: never skipped silently).
  */
-export async function projectSource(m: EntityManager, sourceName: string, opts: { only?: readonly string[] } = {}): Promise<{ served: number; changed: boolean }> {
+export async function projectSource(
+  m: EntityManager,
+  sourceName: string,
+  log: Logger,
+  opts: { only?: readonly string[] } = {},
+): Promise<{ served: number; changed: boolean }> {
   const sql = sqlIn(m);
   const exists = await sql.lockSource(sourceName);
   const state = exists ? await sql.sourceState(sourceName) : null;
@@ -72,7 +80,7 @@ export async function projectSource(m: EntityManager, sourceName: string, opts: 
   const decisions = only ? await sql.decisionsOf(only) : await sql.decisions(sourceName);
   const served = new Set<string>();
   const derive: Array<{ toolId: string; definitionHash: string; decision: ReturnType<typeof decisionFor>['decision'] }> = [];
-  const regate: Array<{ key: string; toolId: string; definitionHash: string; decision: ReturnType<typeof decisionFor>['decision'] }> = [];
+  const regate: Array<{ key: string; name: string; toolId: string; definitionHash: string; decision: ReturnType<typeof decisionFor>['decision'] }> = [];
   for (const u of upstream) {
     const toolId = u.toolId!;
     const { served: isServed, decision } = decisionFor(decisions.get(toolId), u.definitionHash, state.driftPolicy);
@@ -82,7 +90,7 @@ export async function projectSource(m: EntityManager, sourceName: string, opts: 
     if (row && rowIsCurrent(row, u.definitionHash, state, decision, row.claims)) continue;
     // Same definition and gate version: the stored row is the gate's output; only decision and tenant change.
     if (row && contentIsCurrent(row, u.definitionHash)) derive.push({ toolId, definitionHash: u.definitionHash, decision });
-    else regate.push({ key: u.key, toolId, definitionHash: u.definitionHash, decision });
+    else regate.push({ key: u.key, name: u.name, toolId, definitionHash: u.definitionHash, decision });
   }
   const now = nowIso();
   const writes: ToolRow[] = [];
@@ -107,7 +115,13 @@ export async function projectSource(m: EntityManager, sourceName: string, opts: 
         writes.push(toolRowOf(toEntity(prepared.record, now, r.definitionHash)));
       } catch (err) {
         if (!(err instanceof CatalogError)) throw err;
-        served.delete(r.toolId); // checked at snapshot time; a tool that no longer passes the gate is simply not served
+        // Checked at snapshot time, so the stored listing passed an older gate: the current one refuses it, and the
+        // tool is not served. Names and the gate's message may quote what it refused: both are redacted (issue 11).
+        served.delete(r.toolId);
+        log.warn(
+          { source: sourceName, tool: redactText(r.name), toolId: redactText(r.toolId), reason: redactText(err.message) },
+          'stored MCP tool no longer passes the ingest gate; it is not served',
+        );
       }
     }
   }

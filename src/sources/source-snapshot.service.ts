@@ -6,7 +6,6 @@ import { IngestPool } from './ingest-pool';
 import { type SnapshotOutcome, SnapshotSession } from './snapshot-session';
 import { type SnapshotStore, createSnapshotStore } from './snapshot-store';
 
-export { change } from './snapshot-change';
 export type { SnapshotOutcome } from './snapshot-session';
 
 /** How many times a listing is applied again when the source was projected during the attempt (see commit()). */
@@ -56,7 +55,7 @@ export class SourceSnapshotService {
   private readonly onCatalogChanged: () => void;
 
   constructor(
-    private readonly ds: DataSource,
+    ds: DataSource,
     private readonly log: Logger,
     private readonly bounds?: IngestBounds,
     opts: SnapshotServiceOptions = {},

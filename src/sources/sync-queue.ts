@@ -1,5 +1,5 @@
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import type { SyncPolicy } from './mcp/sync-limits';
+import type { SyncPolicy } from '../config/sync-settings';
 
 /**
  * At most `maxConcurrentSyncs` syncs run on this replica at once (issue 12 defect 2: 25 on-demand syncs of hanging

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * API keys: `tc_` + 32 random bytes in base64url. Only SHA-256 of the key is stored: a key has 256 bits of
  * entropy, so a slow password hash adds nothing, and a fast hash keeps authentication a single indexed read.
  */
-export const API_KEY_PREFIX = 'tc_';
+const API_KEY_PREFIX = 'tc_';
 const KEY_SHAPE = /^tc_[A-Za-z0-9_-]{43}$/;
 
 export interface NewApiKey {

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 
-export const NAMES = ['a', 'b', 'c'] as const;
+const NAMES = ['a', 'b', 'c'] as const;
 export type Schema = unknown;
 
 const literal = fc.constantFrom<unknown>('a', 'ab', 'x', '', 0, 1, 2.5, -1, true, false, null);

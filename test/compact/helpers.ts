@@ -9,7 +9,7 @@ import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
-export function newAjv(): Ajv2020 {
+function newAjv(): Ajv2020 {
   // strict:false as the contract says; formats on so `date-time` etc. are really checked
   const ajv = new Ajv2020({ strict: false, logger: false, allErrors: false });
   addFormats(ajv);

@@ -17,13 +17,13 @@ export interface Scenario {
   readonly initech: Party;
   readonly hooli: Party;
 }
-export interface Party {
+interface Party {
   readonly tenantId: string;
   readonly principalId: string;
   readonly key: string;
 }
 
-export const GITHUB_TOOLS = [
+const GITHUB_TOOLS = [
   {
     name: 'create_issue',
     description: 'Create an issue',
@@ -45,7 +45,7 @@ export const GITHUB_TOOLS = [
   },
 ];
 
-export const GLOBAL_EXTENSIONS = [
+const GLOBAL_EXTENSIONS = [
   { name: 'calculator', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' },
   { name: 'read_file', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' },
   { name: 'web_fetch', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'restricted' },

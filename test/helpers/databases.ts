@@ -15,7 +15,7 @@ export interface TestDatabase {
   create(): Promise<{ db: DatabaseConfig; drop(): Promise<void> }>;
 }
 
-export const POSTGRES_URL = process.env.TEST_POSTGRES_URL || null;
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL || null;
 
 const sqlite: TestDatabase = {
   name: 'sqlite',

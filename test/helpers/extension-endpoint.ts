@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { signatureProblem, SIGNATURE_HEADERS } from '../../src/invocation/signature';
 
 /** One request the endpoint received, as it arrived. */
-export interface ReceivedCall {
+interface ReceivedCall {
   readonly name: string;
   readonly arguments: unknown;
   readonly callId: string;

@@ -4,10 +4,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Real MCP servers from npm (devDependencies) and the hostile fixture server, as toolcat sources. */
-const NODE_MODULES = join(__dirname, '..', '..', '..', 'node_modules');
-export const EVERYTHING_BIN = join(NODE_MODULES, '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-export const MEMORY_BIN = join(NODE_MODULES, '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
+/**
+ * Real MCP servers from npm (devDependencies) and the hostile fixture server, as toolcat sources. Resolved by
+ * require.resolve, so the dead-code check (knip, issue 13) sees the devDependencies used.
+ */
+export const EVERYTHING_BIN = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+export const MEMORY_BIN = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 export const HOSTILE_BIN = join(__dirname, '..', 'fixtures', 'hostile-mcp-server.js');
 
 export function freePort(): Promise<number> {

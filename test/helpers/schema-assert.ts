@@ -4,9 +4,9 @@ import Ajv2020 from 'ajv/dist/2020';
 import { expect } from 'chai';
 
 /** TC-SHAPE-1: real ajv validation of response bodies against the committed schemas/v2 files. */
-export const SCHEMA_DIR = join(__dirname, '..', '..', '..', 'schemas', 'v2');
-export const standardSchema = JSON.parse(readFileSync(join(SCHEMA_DIR, 'tool-descriptor.schema.json'), 'utf8'));
-export const compactSchema = JSON.parse(readFileSync(join(SCHEMA_DIR, 'compact-tool-descriptor.schema.json'), 'utf8'));
+const SCHEMA_DIR = join(__dirname, '..', '..', '..', 'schemas', 'v2');
+const standardSchema = JSON.parse(readFileSync(join(SCHEMA_DIR, 'tool-descriptor.schema.json'), 'utf8'));
+const compactSchema = JSON.parse(readFileSync(join(SCHEMA_DIR, 'compact-tool-descriptor.schema.json'), 'utf8'));
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
 ajv.addSchema(standardSchema, 'tool-descriptor.schema.json');

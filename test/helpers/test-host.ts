@@ -19,7 +19,7 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-export interface HttpResult {
+interface HttpResult {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;

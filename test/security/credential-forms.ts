@@ -22,8 +22,8 @@ export function rnd(n: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijk
   }
   return s;
 }
-export const HEX = '0123456789abcdef';
-export const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const HEX = '0123456789abcdef';
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const URLSAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
 /** A bare AWS secret access key: 40 random base64 characters with all three character classes and a '/'. */
@@ -31,7 +31,7 @@ export const AWS_SECRET = `${rnd(18, B64, 7)}/${rnd(21, B64, 8)}`.replace(/^(.)/
 
 let pemBody: string | undefined;
 /** The base64 body of a real (freshly generated, never stored) EC private key in PKCS#8 DER, without its PEM header. */
-export function pemBodyWithoutHeader(): string {
+function pemBodyWithoutHeader(): string {
   pemBody ??= generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
   return pemBody;
 }
@@ -184,7 +184,7 @@ const unpct = (t: string) => t.replace(/(?:%[0-9a-fA-F]{2})+/g, (m) => Buffer.fr
  * separators and quoted joins squeezed out, reversed, ROT13'd, percent-decoded (three times), base64- (also
  * backwards, three levels), base32- and hex-decoded (also hex bytes with separators).
  */
-export function decodedForms(served: string): string[] {
+function decodedForms(served: string): string[] {
   const strings: string[] = [served];
   const walk = (v: unknown): void => {
     if (typeof v === 'string') strings.push(v);

@@ -226,11 +226,11 @@ export function malformed(k: Keys): HostileInput[] {
 }
 
 /** The HTTP status, and the error code somewhere in the body (GraphQL `extensions.code` or a REST error). */
-export function expectCode(o: RawOutcome, status: number, code: string): void {
+function expectCode(o: RawOutcome, status: number, code: string): void {
   expectStatus(o, status);
   if (!o.body.includes(`"code":"${code}"`)) throw new Error(`expected code ${code}: ${o.text.slice(0, 300)}`);
 }
 
-export function expectStatus(o: RawOutcome, status: number): void {
+function expectStatus(o: RawOutcome, status: number): void {
   if (o.status !== status) throw new Error(`expected HTTP ${status}, got ${o.status}: ${o.text.slice(0, 200)}`);
 }

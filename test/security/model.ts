@@ -20,7 +20,7 @@ export interface ModelGrant {
 }
 
 /** `*` matches any run of characters (dots included, possibly empty); every other character matches itself. */
-export function globMatches(pattern: string, id: string): boolean {
+function globMatches(pattern: string, id: string): boolean {
   // Classic two-pointer wildcard match with backtracking to the last star: O(|p|·|s|) worst case, bounded.
   let p = 0;
   let s = 0;
@@ -44,7 +44,7 @@ export function globMatches(pattern: string, id: string): boolean {
 
 const rank = (t: Tier): number => TIERS.indexOf(t);
 
-export function grantMatches(g: ModelGrant, t: ModelTool): boolean {
+function grantMatches(g: ModelGrant, t: ModelTool): boolean {
   return globMatches(g.pattern, t.id) && (g.source === null || g.source === t.source) && (g.maxTier === null || rank(t.tier) <= rank(g.maxTier));
 }
 

@@ -10,7 +10,7 @@ import { EVERYTHING_BIN, HOSTILE_BIN, MEMORY_BIN, hostileControl, startEverythin
 import { expectStandardDescriptor, expectStandardList } from '../helpers/schema-assert';
 import { type TestHost, aGrant, aTenantWithKey, startHost } from '../helpers/test-host';
 import { DEFAULT_TOOLS } from '../fixtures/hostile-tools';
-import { DEFAULT_SYNC_POLICY } from '../../src/sources/mcp/sync-limits';
+import { DEFAULT_SYNC_POLICY } from '../../src/config/sync-settings';
 
 const REGISTER = 'mutation($i: SourceInput!) { registerSource(input: $i) { name status envNames headerNames url } }';
 const SYNC = 'mutation($n: String!) { syncSource(name: $n) { source status toolCount quarantinedCount added changed removed error } }';

@@ -38,7 +38,7 @@ forEachDatabase('sync: the gate runs once per tool', (database) => {
         const row = (await host.gqlOk<{ adminTool: { classified: boolean; descriptor: { safetyTier: string } } }>('query($id: String!) { adminTool(toolId: $id) { classified descriptor { safetyTier } } }', { id: one.toolId })).adminTool;
         expect(row, `${file} ${one.toolId}`).to.deep.equal({ classified: true, descriptor: { safetyTier: 'read' } });
       }
-      const again = await host.app.dataSource.transaction((m) => projectSource(m, name));
+      const again = await host.app.dataSource.transaction((m) => projectSource(m, name, host.app.log));
       expect(again, file).to.deep.equal({ served: first.served, changed: false });
     }
     expect(served).to.be.greaterThan(100);

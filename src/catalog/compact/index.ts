@@ -5,5 +5,4 @@
 export { compact, COMPACTOR_VERSION } from './compact';
 export { findBannedKeywords } from './banned';
 export { BANNED_KEYWORDS } from './keywords';
-export { DEFAULT_OPTIONS } from './types';
-export type { CompactNote, CompactOptions, CompactResult, JsonObject, JsonValue, NoteAction } from './types';
+export type { CompactNote, CompactResult, JsonObject } from './types';

@@ -22,6 +22,9 @@ export interface IrNote {
 /** Why a node accepts nothing; decides the note its parent writes (§4.6, T15, T25, T30). */
 export type NeverReason = 'false' | 'not' | 'contradiction';
 
+/** The composition keyword a union folds: `oneOf` branches are described as "exactly one of" (§4.5). */
+export type UnionKind = 'anyOf' | 'oneOf';
+
 export interface Node {
   never?: NeverReason;
   types?: readonly JsonType[];
@@ -57,9 +60,7 @@ export interface Node {
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-export const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'array', 'number', 'string'];
-
-export const FAMILY_TYPES: Readonly<Record<Family, readonly JsonType[]>> = {
+const FAMILY_TYPES: Readonly<Record<Family, readonly JsonType[]>> = {
   string: ['string'],
   number: ['number', 'integer'],
   array: ['array'],
@@ -80,7 +81,7 @@ export function admitsType(types: readonly JsonType[] | undefined, t: JsonType):
   return t === 'integer' && types.includes('number');
 }
 
-export function admitsValue(types: readonly JsonType[] | undefined, v: JsonValue): boolean {
+function admitsValue(types: readonly JsonType[] | undefined, v: JsonValue): boolean {
   return admitsType(types, jsonTypeOf(v));
 }
 

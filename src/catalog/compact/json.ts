@@ -42,10 +42,6 @@ export function canonical(value: JsonValue): string {
   return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(value[k])).join(',') + '}';
 }
 
-export function deepEqual(a: JsonValue, b: JsonValue): boolean {
-  return a === b || canonical(a) === canonical(b);
-}
-
 /** Deduplicates by canonical identity, keeping first appearance. */
 export function uniqueValues(values: readonly JsonValue[]): JsonValue[] {
   const seen = new Set<string>();
@@ -67,7 +63,7 @@ export function toPlain(value: JsonValue): JsonValue {
   return Object.fromEntries(Object.keys(value).map((k) => [k, toPlain(value[k])])) as JsonObject;
 }
 
-export class InputRejected extends Error {}
+class InputRejected extends Error {}
 
 interface CloneState {
   nodes: number;

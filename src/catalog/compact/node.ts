@@ -5,7 +5,7 @@
  */
 import { FAMILIES } from './keywords';
 import { isObject, type RawObject } from './json';
-import { anyNode, hasFamily, mergeNotes, neverNode, note, normalizeTypes, tidy, type Node } from './ir';
+import { anyNode, hasFamily, mergeNotes, neverNode, note, normalizeTypes, tidy, type Node, type UnionKind } from './ir';
 import { compileBase } from './base';
 import { applyConditionals } from './conditionals';
 import { intersect } from './intersect';
@@ -15,7 +15,7 @@ import { TEXT } from './notes';
 import { applyPatternProperties } from './pattern-props';
 import { joinPointer } from './pointer';
 import { budgetTail, recursionTail } from './tails';
-import { union, type UnionKind } from './union';
+import { union } from './union';
 import { MAX_CALL_DEPTH, type CompileContext, type Compiler } from './context';
 import { typesOfValues } from './types-parse';
 

@@ -2,7 +2,7 @@
  * Public types of the compactor (design/compact-view.md §4.1, §4.2, §4.7).
  * Kept free of any framework type so the compactor stays a pure function.
  */
-export type JsonPrimitive = string | number | boolean | null;
+type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;

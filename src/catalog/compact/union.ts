@@ -18,14 +18,13 @@ import {
   type IrNote,
   type Mutable,
   type Node,
+  type UnionKind,
 } from './ir';
 import { stripUndefined } from './intersect';
 import { uniqueValues } from './json';
 import { TEXT } from './notes';
-import { mergeObjectFamily } from './union-object';
+import { describeVariants } from './union-object';
 import type { CompileContext } from './context';
-
-export type UnionKind = 'anyOf' | 'oneOf';
 
 export function union(nodes: readonly Node[], kind: UnionKind, origin: string, ctx: CompileContext): Node {
   ctx.budget.tick(nodes.length);
@@ -150,4 +149,52 @@ function mergeArrayFamily(cs: readonly Node[], out: Mutable<Node>, origin: strin
   if (all(minI)) out.minItems = Math.min(...minI);
   if (all(maxI)) out.maxItems = Math.max(...maxI);
   if (cs.every((n) => n.uniqueItems)) out.uniqueItems = true;
+}
+
+/**
+ * The object part of union(): properties = union of names (a shared name unions its schemas, T37),
+ * required = intersection, additionalProperties false only if every branch is closed (§4.5 step 4).
+ * Declaring a name taken from another branch is the G2 exception (§4.1). Lost structure is written
+ * as notes (describeVariants, union-object.ts).
+ */
+interface ObjectMerge {
+  fields: Partial<Mutable<Node>>;
+  notes: IrNote[];
+}
+
+function mergeObjectFamily(cs: readonly Node[], kind: UnionKind, origin: string, ctx: CompileContext): ObjectMerge {
+  const notes: IrNote[] = [];
+  const fields: Partial<Mutable<Node>> = {};
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const c of cs) for (const k of c.properties?.keys() ?? []) if (!seen.has(k)) (seen.add(k), names.push(k));
+  const props = new Map<string, Node>();
+  for (const name of names) {
+    ctx.budget.tick();
+    const schemas: Node[] = [];
+    for (const c of cs) {
+      const p = c.properties?.get(name);
+      if (p !== undefined) schemas.push(p);
+      else if (c.additionalProperties !== undefined && c.additionalProperties !== false) schemas.push(c.additionalProperties);
+      // a tail stands for structure that was not expanded: it may declare this name, so no G2 shortcut
+      else if (c.tail && c.additionalProperties === undefined) schemas.push(anyNode());
+    }
+    props.set(name, schemas.length === 1 ? schemas[0] : union(schemas, 'anyOf', origin, ctx));
+  }
+  const reqOf = (c: Node): readonly string[] => c.required ?? [];
+  const common = reqOf(cs[0]).filter((r) => cs.every((c) => reqOf(c).includes(r)));
+  if (common.length > 0) fields.required = common;
+  if (cs.every((c) => c.additionalProperties === false)) fields.additionalProperties = false;
+  else if (cs.every((c) => c.additionalProperties !== undefined)) {
+    const aps = cs.map((c) => c.additionalProperties).filter((a): a is Node => a !== undefined && a !== false);
+    const ap = union(aps, 'anyOf', origin, ctx);
+    if (!isAny(ap)) fields.additionalProperties = ap;
+  }
+  const minP = cs.map((c) => c.minProperties);
+  const maxP = cs.map((c) => c.maxProperties);
+  if (minP.every((v) => v !== undefined)) fields.minProperties = Math.min(...(minP as number[]));
+  if (maxP.every((v) => v !== undefined)) fields.maxProperties = Math.max(...(maxP as number[]));
+  if (cs.length >= 2) describeVariants(cs, kind, names, common, props, notes, origin);
+  if (props.size > 0) fields.properties = props;
+  return { fields, notes };
 }

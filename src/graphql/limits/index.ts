@@ -4,10 +4,9 @@ import { createComplexityRule } from './complexity';
 import { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
 import { maxAliasesRule, maxDepthRule } from './shape-rules';
 
-export { type ComplexityRuleOptions, type CostModel, complexityLimitPlugin, createComplexityRule, defaultEstimators } from './complexity';
-export { graphqlJsonBody, rejectBatchedRequests } from './http-guards';
+export { complexityLimitPlugin, createComplexityRule, defaultEstimators } from './complexity';
 export { maxAliasesRule, maxDepthRule } from './shape-rules';
-export { maySeeAdminSchema, schemaVisibilityPlugin } from './schema-visibility.plugin';
+export { schemaVisibilityPlugin } from './schema-visibility.plugin';
 export { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from '../../config/graphql-settings';
 import type { GraphQLLimits } from '../../config/graphql-settings';
 

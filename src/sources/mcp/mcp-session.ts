@@ -8,7 +8,7 @@ import { type McpSourceSecrets, type McpSourceSpec, resolveSecrets, resolveUrl }
 import { boundedFetch } from './bounded-fetch';
 import { BoundedStdioTransport } from './bounded-stdio.transport';
 import type { NotificationGate } from './notification-gate';
-import type { SyncLimits } from './sync-limits';
+import type { SyncLimits } from '../../config/sync-settings';
 
 /** What a listing has read so far (issue 12 defect 6: shown to admins and in the CLI while a long sync runs). */
 export interface ListProgress {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { NotificationGate } from './notification-gate';
-import { FLOOD_SECONDS } from './sync-limits';
+import { FLOOD_SECONDS, NotificationGate } from './notification-gate';
 
 /** Issue 12 defect 4: the per-second budget of one source's notifications, on a clock the test moves. */
 describe('NotificationGate', () => {

@@ -1,4 +1,5 @@
-import { FLOOD_SECONDS } from './sync-limits';
+/** Seconds in a row over the notification cap that make a source "flooding", and so throttled (issue 12). */
+export const FLOOD_SECONDS = 3;
 
 /**
  * The per-second notification budget of one source (issue 12, defect 4: a server sending ~50,000

@@ -4,7 +4,7 @@
  * characters that depends only on the secret, whatever bytes precede it). A server that echoes its environment
  * encoded, or whose echo is cut at the edge of a bounded stderr tail, must not hand the value to an admin.
  */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const forms = new Set<string>([secret, [...secret].reverse().join(''), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
   forms.add(bytes.toString('hex'));
@@ -24,7 +24,7 @@ export function secretForms(secret: string): string[] {
 }
 
 /** How long a piece of a secret's form must be to be taken for it (shorter pieces say nothing usable). */
-export const FRAGMENT_LENGTH = 8;
+const FRAGMENT_LENGTH = 8;
 
 /**
  * `text` with every occurrence of a form, or of any piece of one at least FRAGMENT_LENGTH long (a form cut at the
