@@ -36,7 +36,7 @@ import { EVERYTHING_BIN, HOSTILE_BIN, freePort } from '../test/helpers/mcp-serve
 import { type Backend, SAMPLE, type ScaleReport, TENANCY_CONCURRENCY, scaleAll } from './scale';
 import { fmt, markdownTable, mb, memoryOf, ratio, sleep } from './stats';
 
-const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const;
 type Scenario = (typeof THROUGHPUT)[number];
 
 function wants(o: Options, section: string): boolean {
@@ -56,6 +56,7 @@ function wantedScenarios(o: Options): Scenario[] {
   const need = new Set<Scenario>(picked);
   if (need.has('a') || need.has('d')) need.add('e');
   if (need.has('g')) need.add('f');
+  if (need.has('i')) need.add('h');
   return THROUGHPUT.filter((s) => need.has(s));
 }
 
@@ -121,7 +122,7 @@ interface ThroughputReport {
   readonly ratiosByRound: Array<Partial<Record<RatioKey, { rps: number; cpu: number }>>>;
 }
 
-type RatioKey = 'a/e' | 'd/e' | 'g/f';
+type RatioKey = 'a/e' | 'd/e' | 'g/f' | 'i/h';
 
 /** Server CPU milliseconds per answered request. */
 const cpuMsPerRequest = (m: Measured) => (m.serverCpu * 10) / m.load.rps;
@@ -134,7 +135,12 @@ const DESCRIPTIONS: Record<Scenario, string> = {
   e: 'ceiling: node:http, same bytes as (a) from one Buffer',
   f: 'direct: MCP tools/list, server-everything, Streamable HTTP',
   g: 'toolcat: GET /tools of the same server-everything tools',
+  h: 'direct: MCP tools/call echo, server-everything, Streamable HTTP',
+  i: 'toolcat: POST /tools/mcp.everything.echo/calls (the same call through the catalog)',
 };
+
+// The call both (h) and (i) make (issue 14): server-everything's echo with a short message.
+const ECHO_ARGUMENTS = '{"message":"hello from the bench"}';
 
 async function throughput(o: Options, scenarios: Scenario[], layout: boolean): Promise<ThroughputReport> {
   const notes: string[] = [];
@@ -166,7 +172,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   let direct: { key: string; toolCount: number } | null = null;
   let mcp: { headers: Record<string, string> } | null = null;
   const fRss: number[] = [];
-  if (scenarios.includes('f') || scenarios.includes('g')) {
+  if (scenarios.some((x) => x === 'f' || x === 'g' || x === 'h' || x === 'i')) {
     log('throughput: starting server-everything (Streamable HTTP) and syncing it into toolcat');
     everything = await startEverything();
     await gql.run('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
@@ -216,10 +222,35 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       },
     }),
     g: () => ({ pid: worker.pid, spec: { ...base, baseUrl: url, targets: [{ path: '/tools', headers: { authorization: `Bearer ${direct!.key}` } }], expectStatus: 200 } }),
+    h: () => ({
+      pid: everything!.child.pid!,
+      spec: {
+        ...base,
+        baseUrl: new URL(everything!.url).origin,
+        targets: [{ method: 'POST', path: '/mcp', headers: mcp!.headers, body: `{"jsonrpc":"2.0","id":__SEQ__,"method":"tools/call","params":{"name":"echo","arguments":${ECHO_ARGUMENTS}}}` }],
+        expectStatus: 200,
+      },
+    }),
+    i: () => ({
+      pid: worker.pid,
+      spec: {
+        ...base,
+        baseUrl: url,
+        targets: [{ method: 'POST', path: '/tools/mcp.everything.echo/calls', headers: { authorization: `Bearer ${direct!.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` }],
+        expectStatus: 200,
+      },
+    }),
   };
 
   // Paired scenarios run back to back: a e d (e sits next to both a and d), then b c, then g f.
-  const order: Scenario[] = (['a', 'e', 'd', 'b', 'c', 'g', 'f'] as Scenario[]).filter((s) => scenarios.includes(s));
+  const order: Scenario[] = (['a', 'e', 'd', 'b', 'c', 'g', 'f', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
+  if (scenarios.includes('i')) {
+    // The call works through toolcat and answers what the server answers directly.
+    const viaToolcat = await fetch(`${url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { authorization: `Bearer ${direct!.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
+    const body = (await viaToolcat.json()) as { content?: Array<{ text?: string }> };
+    if (viaToolcat.status !== 200) throw new Error(`(i) the call through toolcat answered ${viaToolcat.status}: ${JSON.stringify(body)}`);
+    notes.push(`(h)/(i): echo answers ${JSON.stringify(body.content?.[0]?.text)} through toolcat; (i) includes the decision (the catalog's own read), argument validation, the call log row (start and finish) and the upstream MCP session toolcat keeps per source.`);
+  }
   const rows = new Map<Scenario, Measured[]>();
   const ratiosByRound: ThroughputReport['ratiosByRound'] = [];
   for (let round = 1; round <= o.rounds; round++) {
@@ -228,7 +259,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       if (round > 1 && (s === 'b' || s === 'c')) continue; // unpaired: once is enough
       // server-everything keeps every response of a session in an in-memory event store (resumability):
       // a fresh session per round keeps one round's growth from slowing the next.
-      if (s === 'f' && round > 1) {
+      if ((s === 'f' || s === 'h') && round > 1) {
         await (await fetch(everything!.url, { method: 'DELETE', headers: mcp!.headers })).text(); // end the old session
         mcp = await mcpSession(everything!.url);
       }
@@ -240,7 +271,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       rows.set(s, [...(rows.get(s) ?? []), m]);
     }
     const r = (x?: Measured, y?: Measured) => (x && y ? { rps: ratio(x.load.rps, y.load.rps), cpu: ratio(cpuMsPerRequest(y), cpuMsPerRequest(x)) } : undefined);
-    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'g/f': r(thisRound.g, thisRound.f) });
+    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h) });
   }
 
   const layoutRows: ThroughputReport['layout'] = [];
@@ -358,6 +389,7 @@ const RATIO_TARGETS: Array<[RatioKey, number, string]> = [
   ['a/e', 0.5, 'standard list vs the ceiling'],
   ['d/e', 0.8, '304 revalidation vs the ceiling'],
   ['g/f', 3, 'toolcat vs the direct MCP tools/list'],
+  ['i/h', 0.8, 'a call through toolcat vs the same call sent directly to the MCP server (issue 14)'],
 ];
 
 function throughputSection(t: ThroughputReport): string {
@@ -393,6 +425,15 @@ function throughputSection(t: ThroughputReport): string {
     ]);
   }
   if (ratioRows.length) out.push(markdownTable(['ratio', 'meaning', 'req/s ratio per round', 'median', 'target', 'by req/s', 'capacity ratio per round', 'by capacity'], ratioRows), '');
+  const h = t.rows.get('h');
+  const i = t.rows.get('i');
+  if (h && i) {
+    // Issue 14: the latency a call through toolcat adds, at the same concurrency (target < 1 ms at p50).
+    const med = (ms: Measured[], f: (m: Measured) => number) => median(ms.map(f));
+    const p50 = med(i, (m) => m.load.latency.p50) - med(h, (m) => m.load.latency.p50);
+    const p99 = med(i, (m) => m.load.latency.p99) - med(h, (m) => m.load.latency.p99);
+    out.push(`Added latency of a call through toolcat (i − h, medians, ${i[0].load.requests > 0 ? 'same concurrency' : ''}): p50 ${fmt(p50, 2)} ms (target < 1 ms: ${p50 < 1 ? 'met' : '**not met**'}), p99 ${fmt(p99, 2)} ms.`, '');
+  }
   if (t.layout.length) {
     out.push('#### Where the generator runs (same a/e pair, back to back)', '');
     out.push(
