@@ -3,6 +3,7 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type ChildReaper, childReaper } from './child-reaper';
+import { MessageTooLargeError } from './message-too-large';
 import type { NotificationGate } from './notification-gate';
 
 /** Every JSON-RPC response and request has an "id"; a line without these bytes can only be a notification (or noise). */
@@ -107,6 +108,11 @@ export class BoundedStdioTransport implements Transport {
     return this.stderrTail;
   }
 
+  /** The server's pid (its process group) while it runs. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   private onData(chunk: Buffer): void {
     let start = 0;
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, start)) {
@@ -129,7 +135,7 @@ export class BoundedStdioTransport implements Transport {
       this.chunks.push(chunk.subarray(start));
       this.buffered += chunk.length - start;
       if (this.buffered > this.maxMessageBytes) {
-        this.fail(new Error(`the server sent a message larger than ${this.maxMessageBytes} bytes`));
+        this.fail(new MessageTooLargeError(`the server sent a message larger than ${this.maxMessageBytes} bytes`));
         void this.close();
         return;
       }
