@@ -266,11 +266,13 @@ export class McpCallPool {
     if (err instanceof Error && err.message === 'Not connected') {
       return new UpstreamError('unavailable', `the session to source ${source} ended before the call was sent`, { retryable: true });
     }
-    // A transport failure (an HTTP error status such as 404 for an expired session, a refused connection): the
-    // session is not trusted again; the next call opens a new one.
+    // A transport failure (an HTTP error status, a refused connection): the session is not trusted again; the next
+    // call opens a new one. A 404 is the server saying it does not know the session (it restarted, or ended it): by
+    // the Streamable HTTP spec it did not process the request, so that one is safe to send again.
     void this.end(s);
     const status = err instanceof StreamableHTTPError ? ` (HTTP ${err.code})` : '';
-    return new UpstreamError('unavailable', `the call to source ${source} failed in transport${status}: ${this.clean(s, why)}`);
+    const sessionGone = err instanceof StreamableHTTPError && err.code === 404;
+    return new UpstreamError('unavailable', `the call to source ${source} failed in transport${status}${sessionGone ? ': the server no longer knows the session' : ''}: ${this.clean(s, why)}`, sessionGone ? { retryable: true } : {});
   }
 
   /** notifications/progress with one of our tokens goes to its call as it arrives, in order, before a later result. */

@@ -13,7 +13,9 @@ import { McpCallPool, type McpCallPoolDeps } from '../../src/invocation/mcp-call
 import { type ProgressUpdate, type UpstreamCall, UpstreamError, type UpstreamResult } from '../../src/invocation/upstream';
 import { createLogger } from '../../src/shared/logger';
 import { forEachDatabase } from '../helpers/databases';
-import { EVERYTHING_BIN, HOSTILE_BIN, MEMORY_BIN, hostileControl, startEverythingHttp, until } from '../helpers/mcp-servers';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CALL_TOOLS } from '../fixtures/hostile-tools';
+import { EVERYTHING_BIN, HOSTILE_BIN, MEMORY_BIN, freePort, hostileControl, startEverythingHttp, until } from '../helpers/mcp-servers';
 import { type TestHost, startHost } from '../helpers/test-host';
 
 const REGISTER = 'mutation($i: SourceInput!) { registerSource(input: $i) { name } }';
@@ -210,6 +212,65 @@ forEachDatabase('McpCallPool', (database) => {
     await until(async () => !pool.openSessions().includes('other'));
     await pool.call('other', 'echo', args({}));
     expect(pool.openSessions()).to.include('other');
+  });
+
+  it('Streamable HTTP: after the server restarted, the old session is refused (400/404): unavailable, and the next call opens a new session', async function () {
+    this.timeout(60000);
+    const port = await freePort();
+    const start = async (): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        const onData = (c: Buffer) => String(c).includes('listening') && resolve();
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+      });
+      return child;
+    };
+    let server = await start();
+    try {
+      await register({ name: 'restarting', transport: 'http', url: { value: `http://127.0.0.1:${port}/mcp` } });
+      const pool = newPool();
+      expect(text(await pool.call('restarting', 'echo', args({ message: 'one' })))).to.equal('Echo: one');
+      await new Promise<void>((resolve) => (server.once('exit', () => resolve()), server.kill('SIGKILL')));
+      server = await start();
+      const err = await rejection(pool.call('restarting', 'echo', args({ message: 'two' })));
+      expect(err.kind, err.message).to.equal('unavailable');
+      // The spec's answer is 404 (then the request is known not to be processed: retryable); server-everything
+      // answers 400 "No valid session ID provided", which says less: not retryable.
+      const status = /HTTP (\d+)/.exec(err.message)?.[1];
+      expect(status, err.message).to.be.oneOf(['400', '404']);
+      expect(err.opts.retryable === true).to.equal(status === '404');
+      expect(text(await pool.call('restarting', 'echo', args({ message: 'three' })))).to.equal('Echo: three');
+      expect(sessionsOf('restarting')).to.have.length(2);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
+  it('a server that never answers initialize: unavailable after connectTimeoutMs, or timeout when the call\'s bound is shorter; both retryable', async function () {
+    this.timeout(30000);
+    const mute = hostileFiles();
+    mute.control.setMode('hang-init');
+    await register({ name: 'mute', transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], env: envList(mute.env) });
+    const pool = newPool({ connectTimeoutMs: 300 });
+    const slow = await rejection(pool.call('mute', 'echo', args({})));
+    expect(slow.kind).to.equal('unavailable');
+    expect(slow.message).to.match(/timed out/);
+    expect(slow.opts.retryable).to.equal(true);
+    const pool2 = newPool({ connectTimeoutMs: 60000 });
+    const short = await rejection(pool2.call('mute', 'echo', args({}, { timeoutMs: 200 })));
+    expect(short.kind).to.equal('timeout');
+    expect(short.opts.retryable).to.equal(true);
+    await pool2.close();
+    expect(mute.lines(mute.files.calls)).to.deep.equal([]);
+  });
+
+  it('the call tools of the hostile fixture (CALL_TOOLS) sync as a listing, so the core sees their schemas', async function () {
+    this.timeout(30000);
+    other.control.setTools(CALL_TOOLS);
+    const r = await host.gqlOk<{ syncSource: { status: string; toolCount: number; error: string | null } }>('mutation($n: String!) { syncSource(name: $n) { status toolCount error } }', { n: 'other' });
+    expect(r.syncSource, r.syncSource.error ?? '').to.include({ status: 'ok', toolCount: CALL_TOOLS.length });
   });
 
   it('a connect failure is unavailable and retryable (nothing was sent); an unknown source too', async function () {
