@@ -84,6 +84,8 @@ export class McpCallPool {
   private closed = false;
   private readonly idleMs: number;
   private progressSeq = 0;
+  /** Connects under way: close() waits for them (a server being started is ended, not left behind). */
+  private readonly connects = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: McpCallPoolDeps) {
     this.idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
@@ -139,6 +141,7 @@ export class McpCallPool {
     this.closed = true;
     this.closing.abort();
     await Promise.all([...this.entries.keys()].map((s) => this.drop(s)));
+    await Promise.allSettled([...this.connects]);
   }
 
   /** Sources with a session open now (admin view, tests). */
@@ -164,12 +167,18 @@ export class McpCallPool {
         throw new UpstreamError('unavailable', this.closed ? 'toolcat is shutting down' : `source ${source} was reconfigured while connecting; nothing was sent`, { retryable: true });
       }
       entry.live = s;
+      this.idle(s); // also a session whose first caller gave up while it connected is closed when unused
       return s;
     })();
     entry.connecting = p;
+    this.connects.add(p);
     p.then(
-      () => entry.connecting === p && (entry.connecting = null),
       () => {
+        this.connects.delete(p);
+        if (entry.connecting === p) entry.connecting = null;
+      },
+      () => {
+        this.connects.delete(p);
         if (entry.connecting === p) entry.connecting = null;
         if (!entry.live && !entry.connecting && this.entries.get(source) === entry) this.entries.delete(source);
       },

@@ -41,6 +41,15 @@ async function rejection(p: Promise<unknown>): Promise<UpstreamError> {
   throw new Error('expected the call to fail');
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const text = (r: UpstreamResult) => (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('');
 
 forEachDatabase('McpCallPool', (database) => {
@@ -262,8 +271,11 @@ forEachDatabase('McpCallPool', (database) => {
     const short = await rejection(pool2.call('mute', 'echo', args({}, { timeoutMs: 200 })));
     expect(short.kind).to.equal('timeout');
     expect(short.opts.retryable).to.equal(true);
-    await pool2.close();
+    await until(async () => existsSync(mute.files.pid));
+    const pid = Number(readFileSync(mute.files.pid, 'utf8'));
+    await pool2.close(); // while its connect waits: the server it started is ended
     expect(mute.lines(mute.files.calls)).to.deep.equal([]);
+    expect(alive(pid)).to.equal(false);
   });
 
   it('the call tools of the hostile fixture (CALL_TOOLS) sync as a listing, so the core sees their schemas', async function () {
@@ -421,14 +433,7 @@ forEachDatabase('McpCallPool', (database) => {
       const refused = await rejection(p2.call('other', 'echo', args({})));
       expect(refused.kind).to.equal('unavailable');
       expect(p2.openSessions()).to.deep.equal([]);
-      await until(async () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      });
+      await until(async () => !alive(pid));
     });
   });
 });

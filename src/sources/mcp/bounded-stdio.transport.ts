@@ -30,6 +30,7 @@ export class BoundedStdioTransport implements Transport {
   private garbageLines = 0;
   private fatal: Error | null = null;
   private paused = false;
+  private closing: Promise<void> | null = null;
   private readonly maxMessageBytes: number;
   private readonly gate: NotificationGate | null;
   private readonly reaper: ChildReaper;
@@ -87,8 +88,13 @@ export class BoundedStdioTransport implements Transport {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Ends the server's group and resolves once it exited; a second close() (the SDK's and the caller's) waits for the same. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
     this.closed = true;
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
