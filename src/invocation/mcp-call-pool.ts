@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Logger } from '../shared/logger';
 import { connect, type McpConnection } from '../sources/mcp/mcp-session';
 import { MessageTooLargeError } from '../sources/mcp/message-too-large';
+import { NotificationGate } from '../sources/mcp/notification-gate';
 import { sanitizeError } from '../sources/mcp/sanitize-error';
 import type { McpSourceSecrets } from '../sources/source-spec';
 import { loadSource, secretValues } from '../sources/source-store';
@@ -33,6 +34,11 @@ export interface McpCallPoolDeps {
   readonly log: Logger;
   /** Close a session unused this long (default 5 min); timers unref'd. */
   readonly idleMs?: number;
+  /**
+   * Notifications (progress included) read from one source per second; the rest are dropped before they are
+   * parsed over stdio, before they are handled over HTTP (the sync's NotificationGate; default 1000).
+   */
+  readonly maxNotificationsPerSecond?: number;
   /** Each session opened (tests count them; metrics). `pid`: the stdio server's, null over HTTP. */
   readonly onSessionOpened?: (e: { readonly source: string; readonly pid: number | null }) => void;
 }
@@ -86,6 +92,8 @@ export class McpCallPool {
   private progressSeq = 0;
   /** Connects under way: close() waits for them (a server being started is ended, not left behind). */
   private readonly connects = new Set<Promise<unknown>>();
+  /** Per source, outliving its sessions (a reconnect does not reset a flood's budget). Bounded by the sources called. */
+  private readonly gates = new Map<string, NotificationGate>();
 
   constructor(private readonly deps: McpCallPoolDeps) {
     this.idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
@@ -133,6 +141,7 @@ export class McpCallPool {
     const s = e.live;
     e.live = null;
     this.entries.delete(source);
+    this.gates.delete(source);
     if (s) await this.end(s);
   }
 
@@ -202,6 +211,7 @@ export class McpCallPool {
         version: this.deps.version,
         connectTimeoutMs: this.deps.connectTimeoutMs,
         maxMessageBytes: this.deps.maxMessageBytes,
+        gate: spec.transport === 'stdio' ? this.gateOf(source) : undefined,
         signal: this.closing.signal,
         signalMessage: 'toolcat is shutting down',
         onClosed: () => this.ended(session),
@@ -216,7 +226,7 @@ export class McpCallPool {
       // Nothing was sent: the request never left toolcat.
       throw new UpstreamError('unavailable', `cannot connect to source ${source}: ${this.clean(session, err)}`, { retryable: true });
     }
-    this.routeProgress(session, session.conn);
+    this.routeProgress(session, session.conn, spec.transport === 'http' ? this.gateOf(source) : null);
     if (session.closed) throw new UpstreamError('unavailable', `the session to source ${source} ended as it opened: ${this.clean(session, session.conn.explain(new Error('connection closed')))}`, { retryable: true });
     this.deps.log.info({ source, transport: spec.transport, pid: session.conn.pid }, 'tool-call session opened');
     this.deps.onSessionOpened?.({ source, pid: session.conn.pid });
@@ -251,7 +261,7 @@ export class McpCallPool {
     if (!parsed.success) throw new UpstreamError('protocol', `source ${s.source} answered something that is not a tool result: ${this.clean(s, z.prettifyError(parsed.error))}`);
     const raw = parsed.data;
     const bytes = Buffer.byteLength(JSON.stringify(raw), 'utf8');
-    if (bytes > call.maxResultBytes) throw new UpstreamError('too-large', `the result of ${tool} is ${bytes} bytes, more than the ${call.maxResultBytes} allowed`);
+    if (bytes > call.maxResultBytes) throw new UpstreamError('too-large', this.clean(s, `the result of ${tool} is ${bytes} bytes, more than the ${call.maxResultBytes} allowed`));
     return { isError: raw.isError === true, content: raw.content, ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}) };
   }
 
@@ -285,10 +295,12 @@ export class McpCallPool {
   }
 
   /** notifications/progress with one of our tokens goes to its call as it arrives, in order, before a later result. */
-  private routeProgress(s: Session, conn: McpConnection): void {
+  private routeProgress(s: Session, conn: McpConnection, gate: NotificationGate | null): void {
     const dispatch = conn.transport.onmessage;
     conn.transport.onmessage = (message, extra) => {
-      if (!('method' in message) || message.method !== 'notifications/progress' || 'id' in message) return dispatch?.(message, extra);
+      const notification = 'method' in message && !('id' in message);
+      if (notification && gate && !gate.admit()) return;
+      if (!notification || message.method !== 'notifications/progress') return dispatch?.(message, extra);
       const p = ProgressParams.safeParse(message.params);
       if (!p.success) return;
       const to = s.progress.get(String(p.data.progressToken));
@@ -300,6 +312,15 @@ export class McpCallPool {
         this.deps.log.warn({ err, source: s.source }, 'a progress listener threw');
       }
     };
+  }
+
+  private gateOf(source: string): NotificationGate {
+    let g = this.gates.get(source);
+    if (!g) {
+      g = new NotificationGate({ maxPerSecond: this.deps.maxNotificationsPerSecond ?? 1000 });
+      this.gates.set(source, g);
+    }
+    return g;
   }
 
   private clean(s: Session, err: unknown): string {

@@ -391,6 +391,17 @@ forEachDatabase('McpCallPool', (database) => {
       expect(seen).to.deep.equal([1, 2, 3, 4].map((i) => ({ progress: i, total: 4, message: `step ${i}` })));
     });
 
+    it('a progress flood is cut at maxNotificationsPerSecond before parsing; what passes is in order, and the result arrives', async function () {
+      this.timeout(30000);
+      const flooded = newPool({ maxNotificationsPerSecond: 50 });
+      const seen: number[] = [];
+      const r = await flooded.call('hostile', 'progress', args({ steps: 20000 }, { onProgress: (p) => seen.push(p.progress) }));
+      expect(text(r)).to.equal('done in 20000 steps');
+      expect(seen.length).to.be.greaterThan(0).and.lessThan(20000);
+      expect(seen).to.deep.equal([...seen].sort((a, b) => a - b));
+      await flooded.close();
+    });
+
     it('count: the server counts each invocation in its file, also one that crashes after counting (no retry here)', async function () {
       this.timeout(30000);
       const n0 = existsSync(hostile.files.count) ? Number(readFileSync(hostile.files.count, 'utf8')) : 0;
