@@ -3,6 +3,7 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type ChildReaper, childReaper } from './child-reaper';
+import { MessageTooLargeError } from './message-too-large';
 import type { NotificationGate } from './notification-gate';
 
 /** Every JSON-RPC response and request has an "id"; a line without these bytes can only be a notification (or noise). */
@@ -29,6 +30,7 @@ export class BoundedStdioTransport implements Transport {
   private garbageLines = 0;
   private fatal: Error | null = null;
   private paused = false;
+  private closing: Promise<void> | null = null;
   private readonly maxMessageBytes: number;
   private readonly gate: NotificationGate | null;
   private readonly reaper: ChildReaper;
@@ -86,8 +88,13 @@ export class BoundedStdioTransport implements Transport {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Ends the server's group and resolves once it exited; a second close() (the SDK's and the caller's) waits for the same. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
     this.closed = true;
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
@@ -105,6 +112,11 @@ export class BoundedStdioTransport implements Transport {
 
   get stderr(): string {
     return this.stderrTail;
+  }
+
+  /** The server's pid (its process group) while it runs. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
   }
 
   private onData(chunk: Buffer): void {
@@ -129,7 +141,7 @@ export class BoundedStdioTransport implements Transport {
       this.chunks.push(chunk.subarray(start));
       this.buffered += chunk.length - start;
       if (this.buffered > this.maxMessageBytes) {
-        this.fail(new Error(`the server sent a message larger than ${this.maxMessageBytes} bytes`));
+        this.fail(new MessageTooLargeError(`the server sent a message larger than ${this.maxMessageBytes} bytes`));
         void this.close();
         return;
       }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type McpSourceSecrets, type McpSourceSpec, resolveSecrets, resolveUrl } from '../source-spec';
 import { boundedFetch } from './bounded-fetch';
 import { BoundedStdioTransport } from './bounded-stdio.transport';
+import type { MessageTooLargeError } from './message-too-large';
 import type { NotificationGate } from './notification-gate';
 import type { SyncLimits } from '../../config/sync-settings';
 
@@ -33,6 +34,82 @@ export interface McpSession {
 // Each tool is checked on its own later (snapshot.ts), so one bad tool cannot hide the others.
 const PermissivePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().max(4096).optional() });
 
+/** A connected MCP client (initialize done) on the transport a source's spec names. */
+export interface McpConnection {
+  readonly client: Client;
+  readonly transport: Transport;
+  /** The SDK reports a dead connection as "Connection closed"; the transport knows why (exit code, oversize). */
+  explain(err: unknown): Error;
+  /** stdio: the server's pid (its process group) while it runs; http: null. */
+  readonly pid: number | null;
+}
+
+export interface ConnectOptions {
+  readonly version: string;
+  /** Spawn/connect plus the initialize handshake. */
+  readonly connectTimeoutMs: number;
+  /** One JSON-RPC message (stdio line, HTTP response body); a larger one ends the connection or the response. */
+  readonly maxMessageBytes: number;
+  /** The source's notification budget (issue 12 defect 4); stdio applies it before parsing. */
+  readonly gate?: NotificationGate;
+  /** An outer bound: connecting stops when it aborts, with `signalMessage`. */
+  readonly signal?: AbortSignal;
+  readonly signalMessage?: string;
+  readonly onClosed?: () => void;
+  readonly onToolsChanged?: () => void;
+  /** An HTTP response cut off at maxMessageBytes (the SDK reports an SSE stream's error only as text). */
+  readonly onOversize?: (err: MessageTooLargeError) => void;
+}
+
+/**
+ * Connects to a source's MCP server the way every part of toolcat does (the sync, issue 4; tool calls, issue 14):
+ * stdio through BoundedStdioTransport with the resolved env secrets, Streamable HTTP with the resolved URL and
+ * headers through boundedFetch (no redirects). Secrets go only into the transport.
+ */
+export async function connect(
+  spec: McpSourceSpec,
+  secrets: McpSourceSecrets,
+  env: Readonly<Record<string, string | undefined>>,
+  opts: ConnectOptions,
+): Promise<McpConnection> {
+  let transport: Transport;
+  if (spec.transport === 'stdio') {
+    transport = new BoundedStdioTransport(
+      { command: spec.command!, args: spec.args, env: { ...getDefaultEnvironment(), ...resolveSecrets(secrets.env, env) } },
+      { maxMessageBytes: opts.maxMessageBytes, gate: opts.gate },
+    );
+  } else {
+    const headers = resolveSecrets(secrets.headers, env);
+    transport = new StreamableHTTPClientTransport(new URL(resolveUrl(secrets.url!, env)), { requestInit: { headers }, fetch: boundedFetch(opts.maxMessageBytes, opts.onOversize) });
+  }
+  const client = new Client({ name: 'toolcat', version: opts.version }, { capabilities: {} });
+  client.onclose = () => opts.onClosed?.();
+  client.onerror = () => undefined; // surfaced through the pending request or onclose
+  if (opts.onToolsChanged) {
+    // stdio notifications met the gate before parsing; over HTTP the SDK has parsed them already, so the budget is applied here.
+    const gated = spec.transport !== 'stdio' && opts.gate ? opts.gate : null;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (gated && !gated.admit()) return;
+      opts.onToolsChanged!();
+    });
+  }
+  const explain = (err: unknown): Error => (transport instanceof BoundedStdioTransport && transport.fatalError ? transport.fatalError : (err as Error));
+  try {
+    await withTimeout(client.connect(transport, { timeout: opts.connectTimeoutMs, signal: opts.signal }), opts.connectTimeoutMs, 'connecting', opts.signal, opts.signalMessage);
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw explain(err);
+  }
+  return {
+    client,
+    transport,
+    explain,
+    get pid() {
+      return transport instanceof BoundedStdioTransport ? transport.pid : null;
+    },
+  };
+}
+
 export async function openSession(
   spec: McpSourceSpec,
   secrets: McpSourceSecrets,
@@ -48,39 +125,20 @@ export async function openSession(
     signal?: AbortSignal;
   },
 ): Promise<McpSession> {
-  let transport: Transport;
-  if (spec.transport === 'stdio') {
-    transport = new BoundedStdioTransport(
-      { command: spec.command!, args: spec.args, env: { ...getDefaultEnvironment(), ...resolveSecrets(secrets.env, env) } },
-      { maxMessageBytes: limits.maxMessageBytes, gate: hooks.gate },
-    );
-  } else {
-    const headers = resolveSecrets(secrets.headers, env);
-    transport = new StreamableHTTPClientTransport(new URL(resolveUrl(secrets.url!, env)), { requestInit: { headers }, fetch: boundedFetch(limits.maxMessageBytes) });
-  }
-  const client = new Client({ name: 'toolcat', version: hooks.version }, { capabilities: {} });
   let closed = false;
-  client.onclose = () => {
-    closed = true;
-    hooks.onClosed?.();
-  };
-  client.onerror = () => undefined; // surfaced through the pending request or onclose
-  if (hooks.onToolsChanged) {
-    // stdio notifications met the gate before parsing; over HTTP the SDK has parsed them already, so the budget is applied here.
-    const gated = spec.transport !== 'stdio' && hooks.gate ? hooks.gate : null;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (gated && !gated.admit()) return;
-      hooks.onToolsChanged!();
-    });
-  }
-  // The SDK reports a dead connection as "Connection closed"; the transport knows why (exit code, oversize).
-  const explain = (err: unknown): Error => (transport instanceof BoundedStdioTransport && transport.fatalError ? transport.fatalError : (err as Error));
-  try {
-    await withTimeout(client.connect(transport, { timeout: limits.connectTimeoutMs, signal: hooks.signal }), limits.connectTimeoutMs, 'connecting', hooks.signal);
-  } catch (err) {
-    await client.close().catch(() => undefined);
-    throw explain(err);
-  }
+  const { client, explain } = await connect(spec, secrets, env, {
+    version: hooks.version,
+    connectTimeoutMs: limits.connectTimeoutMs,
+    maxMessageBytes: limits.maxMessageBytes,
+    gate: hooks.gate,
+    signal: hooks.signal,
+    signalMessage: "timed out connecting: the whole sync's bound (TOOLCAT_SYNC_TIMEOUT_MS) ran out",
+    onToolsChanged: hooks.onToolsChanged,
+    onClosed: () => {
+      closed = true;
+      hooks.onClosed?.();
+    },
+  });
   return {
     get closed() {
       return closed;
@@ -111,7 +169,7 @@ export async function openSession(
   };
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal, signalMessage = `timed out ${what}`): Promise<T> {
   let timer: NodeJS.Timeout;
   let onAbort: (() => void) | null = null;
   return Promise.race([
@@ -119,7 +177,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortS
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${what}`)), ms);
       if (!signal) return;
-      onAbort = () => reject(new Error(`timed out ${what}: the whole sync's bound (TOOLCAT_SYNC_TIMEOUT_MS) ran out`));
+      onAbort = () => reject(new Error(signalMessage));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     }),
