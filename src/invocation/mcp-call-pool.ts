@@ -206,13 +206,20 @@ export class McpCallPool {
     if (!loaded.spec.enabled) throw new UpstreamError('unavailable', `source ${source} is disabled`, { retryable: true });
     const { spec, secrets } = loaded;
     const session: Session = { source, secrets, conn: null, closed: false, fatal: null, active: 0, idleTimer: null, progress: new Map() };
+    // A signal of this connect's own, aborted by shutdown: the SDK never removes the abort listener it adds to the
+    // signal it is given, so giving it the pool-wide one grew that signal by a listener per reconnect (a server
+    // that keeps crashing made it grow without bound).
+    const connecting = new AbortController();
+    const onClosing = () => connecting.abort(this.closing.signal.reason);
+    if (this.closing.signal.aborted) onClosing();
+    else this.closing.signal.addEventListener('abort', onClosing, { once: true });
     try {
       session.conn = await connect(spec, secrets, this.deps.env, {
         version: this.deps.version,
         connectTimeoutMs: this.deps.connectTimeoutMs,
         maxMessageBytes: this.deps.maxMessageBytes,
         gate: spec.transport === 'stdio' ? this.gateOf(source) : undefined,
-        signal: this.closing.signal,
+        signal: connecting.signal,
         signalMessage: 'toolcat is shutting down',
         onClosed: () => this.ended(session),
         // An HTTP response cut off at the bound: the SDK would leave an SSE-streamed call waiting (it reports the
@@ -225,6 +232,8 @@ export class McpCallPool {
     } catch (err) {
       // Nothing was sent: the request never left toolcat.
       throw new UpstreamError('unavailable', `cannot connect to source ${source}: ${this.clean(session, err)}`, { retryable: true });
+    } finally {
+      this.closing.signal.removeEventListener('abort', onClosing);
     }
     this.routeProgress(session, session.conn, spec.transport === 'http' ? this.gateOf(source) : null);
     if (session.closed) throw new UpstreamError('unavailable', `the session to source ${source} ended as it opened: ${this.clean(session, session.conn.explain(new Error('connection closed')))}`, { retryable: true });

@@ -10,16 +10,19 @@ import { expect } from 'chai';
 import { DEFAULT_CALL_SETTINGS } from '../../src/config/call-settings';
 import { forEachDatabase } from '../helpers/databases';
 import { type ExtensionEndpoint, startExtensionEndpoint } from '../helpers/extension-endpoint';
-import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EVERYTHING_BIN, HOSTILE_BIN, MEMORY_BIN, hostileControl, startEverythingHttp, until } from '../helpers/mcp-servers';
 import { parseSse } from '../helpers/sse';
 import { type TestHost, aGrant, aPrincipal, aTenantWithKey, startHost } from '../helpers/test-host';
-import { DEFAULT_TOOLS } from '../fixtures/hostile-tools';
+import { CALL_TOOLS, DEFAULT_TOOLS } from '../fixtures/hostile-tools';
 import type { DatabaseConfig } from '../../src/config/config';
 
 const UPSERT = 'mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }';
 const OUTPUT_SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 // Short bounds so the failure cases end quickly; retries stay at their default count.
-const CALLS = { ...DEFAULT_CALL_SETTINGS, timeoutMs: 3000, maxResultBytes: 256 * 1024, retryBackoffMs: 10 };
+const CALLS = { ...DEFAULT_CALL_SETTINGS, timeoutMs: 3000, maxResultBytes: 256 * 1024, retryBackoffMs: 10, concurrencyPerSource: 2, queuePerSource: 1, breakerFailures: 3, breakerOpenSeconds: 30 };
 
 /** A TCP port with nothing listening (taken, then released). */
 async function closedPort(): Promise<number> {
@@ -380,6 +383,123 @@ forEachDatabase('tool calls (issue 14)', (database) => {
         await restarted.close();
       }
       expect(endpoint.count('echo') - before, 'called once in all').to.equal(1);
+    });
+  });
+
+  describe('MCP tools: through a managed session per source (stdio and Streamable HTTP)', () => {
+    let dir: string;
+    let http: { url: string; stop(): void };
+    let countFile: string;
+    const agentMcp = () => ta.key;
+    const register = (i: Record<string, unknown>) => host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { syncIntervalSeconds: 0, ...i } });
+    const sync = async (name: string) => {
+      const r = await host.gqlOk<{ syncSource: { status: string; error: string | null } }>('mutation($n: String!) { syncSource(name: $n) { status error } }', { n: name });
+      expect(r.syncSource.status, r.syncSource.error ?? '').to.be.oneOf(['ok', 'degraded']);
+    };
+    const classify = (toolId: string, replayPolicy: string, safetyTier = 'read') =>
+      host.gqlOk('mutation($i: ClassifyToolInput!) { classifyTool(input: $i) { toolId } }', { i: { toolId, safetyTier, replayPolicy, egress: 'none' } });
+    before(async function () {
+      this.timeout(60000);
+      dir = mkdtempSync(join(tmpdir(), 'toolcat-calls-mcp-'));
+      countFile = join(dir, 'count');
+      http = await startEverythingHttp();
+      const hostile = hostileControl();
+      hostile.setTools(CALL_TOOLS);
+      const env = Object.entries({ ...hostile.env, HOSTILE_COUNT_FILE: countFile }).map(([name, value]) => ({ name, value }));
+      await register({ name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] });
+      await register({ name: 'everything-http', transport: 'http', url: { value: http.url } });
+      await register({ name: 'memory', transport: 'stdio', command: process.execPath, args: [MEMORY_BIN], env: [{ name: 'MEMORY_FILE_PATH', value: join(dir, 'memory.jsonl') }] });
+      for (const name of ['hostile', 'slow', 'broken']) await register({ name, transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], env });
+      for (const name of ['everything', 'everything-http', 'memory', 'hostile', 'slow', 'broken']) await sync(name);
+      await aGrant(host, { tenantId: ta.tenantId, toolPattern: 'mcp.*' });
+    });
+    after(async () => {
+      http?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('server-everything over stdio and Streamable HTTP: echo and get-sum; a tool error is a result', async function () {
+      this.timeout(30000);
+      for (const source of ['everything', 'everything-http']) {
+        const echo = await call(`mcp.${source}.echo`, agentMcp(), { arguments: { message: 'hi' } });
+        expect(echo.status, echo.text).to.equal(200);
+        expect(JSON.parse(echo.text)).to.deep.include({ toolId: `mcp.${source}.echo`, isError: false, content: [{ type: 'text', text: 'Echo: hi' }] });
+        const sum = await call(`mcp.${source}.get-sum`, agentMcp(), { arguments: { a: 2, b: 40 } });
+        expect(JSON.parse(sum.text).content[0].text).to.include('42');
+      }
+      // Invalid for the tool's own inputSchema: refused here, never forwarded.
+      expect((await call('mcp.everything.get-sum', agentMcp(), { arguments: { a: 'two' } })).status).to.equal(400);
+    });
+
+    it('TC-SESS-1 with progress: opened, the progress the tool reports, the result, closed', async function () {
+      this.timeout(30000);
+      const r = await call('mcp.everything.trigger-long-running-operation', agentMcp(), { arguments: { duration: 0.3, steps: 3 } }, { accept: 'text/event-stream' });
+      const events = parseSse(r.text);
+      const names = events.map((e) => e.event);
+      expect(names[0]).to.equal('tool.session.opened');
+      expect(names[names.length - 1]).to.equal('tool.session.closed');
+      expect(names[names.length - 2]).to.equal('tool.call.result');
+      const progress = events.filter((e) => e.event === 'tool.call.progress').map((e) => e.data.progress as number);
+      expect(progress, 'every step, in order').to.deep.equal([1, 2, 3]);
+    });
+
+    it('server-memory over stdio: an entity created by one call is read by the next (one session, state kept)', async function () {
+      this.timeout(30000);
+      const created = await call('mcp.memory.create_entities', agentMcp(), { arguments: { entities: [{ name: 'toolcat', entityType: 'service', observations: ['calls tools'] }] } });
+      expect(created.status, created.text).to.equal(200);
+      const graph = await call('mcp.memory.read_graph', agentMcp(), { arguments: {} });
+      expect(JSON.parse(graph.text).content[0].text).to.include('calls tools');
+    });
+
+    it('a hostile server: a result violating its outputSchema is a counted tool error; a crash is 502; a hang is 504', async function () {
+      this.timeout(30000);
+      const bad = await call('mcp.hostile.bad_output', agentMcp());
+      expect(JSON.parse(bad.text)).to.deep.include({ isError: true });
+      expect(JSON.parse(bad.text).structuredContent).to.equal(undefined);
+      expect((await call('mcp.hostile.crash', agentMcp())).status).to.equal(502);
+      expect((await call('mcp.hostile.hang', agentMcp())).status).to.equal(504);
+      // The session is re-established after the crash.
+      expect((await call('mcp.hostile.echo', agentMcp(), { arguments: {} })).status).to.equal(200);
+    });
+
+    it('no retry of a non-idempotent tool: a server that counts, then crashes, is called once (the count file says so)', async function () {
+      this.timeout(30000);
+      const count = () => (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8')) : 0);
+      await classify('mcp.hostile.count', 'non-idempotent', 'write');
+      const n0 = count();
+      const r = await call('mcp.hostile.count', agentMcp(), { arguments: { crash: true } });
+      expect(r.status, r.text).to.equal(502);
+      expect(count() - n0, 'upstream invocations').to.equal(1);
+      expect((await callLog('mcp.hostile.count'))[0]).to.include({ attempts: 1, replayPolicy: 'non-idempotent', safetyTier: 'write' });
+      // Reclassified between calls: the next call is recorded with the new classification.
+      await classify('mcp.hostile.count', 'idempotent', 'read');
+      expect((await call('mcp.hostile.count', agentMcp(), { arguments: {} })).status).to.equal(200);
+      expect((await callLog('mcp.hostile.count'))[0]).to.include({ replayPolicy: 'idempotent', safetyTier: 'read', outcome: 'ok' });
+    });
+
+    it('bounds: a full source queue answers 429 with Retry-After while other sources answer at once', async function () {
+      this.timeout(30000);
+      // Two running (the concurrency limit) and one waiting (the queue) fill the source "slow".
+      const hanging = [0, 1, 2].map(() => call('mcp.slow.hang', agentMcp()));
+      await until(async () => host.app.services.invocation !== undefined && (await callLog('mcp.slow.hang')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      const refused = await call('mcp.slow.hang', agentMcp());
+      expect(refused.status, refused.text).to.equal(429);
+      expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+      // Another source is not held up by the hanging one (answered while all three still hang).
+      const other = await call('mcp.everything.echo', agentMcp(), { arguments: { message: 'unaffected' } });
+      expect(other.status).to.equal(200);
+      const done = await Promise.all(hanging);
+      expect(done.map((d) => d.status)).to.deep.equal([504, 504, 504]);
+    });
+
+    it('a failing source opens its circuit: 503 SOURCE_UNAVAILABLE with Retry-After, nothing sent; other sources unaffected', async function () {
+      this.timeout(30000);
+      for (let i = 0; i < CALLS.breakerFailures; i++) expect((await call('mcp.broken.crash', agentMcp())).status).to.equal(502);
+      const refused = await call('mcp.broken.echo', agentMcp(), { arguments: {} });
+      expect(refused.status, refused.text).to.equal(503);
+      expect((JSON.parse(refused.text) as { error: { code: string } }).error.code).to.equal('SOURCE_UNAVAILABLE');
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(1, CALLS.breakerOpenSeconds);
+      expect((await call('mcp.hostile.echo', agentMcp(), { arguments: {} })).status).to.equal(200);
     });
   });
 

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { getEventListeners } from 'node:events';
 import { McpCallPool, type McpCallPoolDeps } from '../../src/invocation/mcp-call-pool';
 import { type ProgressUpdate, type UpstreamCall, UpstreamError, type UpstreamResult } from '../../src/invocation/upstream';
 import { createLogger } from '../../src/shared/logger';
@@ -411,6 +412,17 @@ forEachDatabase('McpCallPool', (database) => {
       expect(err.opts.retryable).to.not.equal(true);
       expect(Number(readFileSync(hostile.files.count, 'utf8'))).to.equal(n0 + 2);
       expect((await pool.call('hostile', 'count', args({}))).structuredContent).to.deep.equal({ count: n0 + 3 });
+    });
+
+    it('reconnecting after crashes leaves no listener behind on the pool shutdown signal (bounded by source, not by reconnects)', async function () {
+      this.timeout(30000);
+      const closing = (pool as unknown as { closing: AbortController }).closing.signal;
+      for (let i = 0; i < 12; i++) {
+        const err = await rejection(pool.call('hostile', 'crash', args({})));
+        expect(err.kind).to.equal('unavailable');
+      }
+      expect((await pool.call('hostile', 'echo', args({ after: 'crashes' }))).isError).to.equal(false);
+      expect(getEventListeners(closing, 'abort').length, 'abort listeners on the pool signal').to.be.at.most(1);
     });
 
     it('a server that echoes its env secrets (literal and fromEnv) in an error or on stderr: never in an UpstreamError message or the log', async function () {
