@@ -9,8 +9,33 @@ import { MessageTooLargeError } from './message-too-large';
  */
 export function boundedFetch(maxBytes: number, onOversize?: (err: MessageTooLargeError) => void): FetchLike {
   return async (url, init) => {
-    const res = await fetch(url, { ...init, redirect: 'manual' });
-    if (!res.body) return res;
+    // The SDK gives every request of a session the same AbortSignal, and fetch leaves an abort listener on the
+    // signal it is given: a long-lived session (the call pool's) grew by one per request, and every fetch paid for
+    // all the earlier ones. Each request gets a signal of its own, linked to the session's only while it runs.
+    const outer = init?.signal ?? null;
+    const own = new AbortController();
+    const forward = () => own.abort(outer?.reason);
+    let linked = false;
+    const unlink = () => {
+      if (linked) outer?.removeEventListener('abort', forward);
+      linked = false;
+    };
+    if (outer?.aborted) forward();
+    else if (outer) {
+      outer.addEventListener('abort', forward, { once: true });
+      linked = true;
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, signal: own.signal, redirect: 'manual' });
+    } catch (err) {
+      unlink();
+      throw err;
+    }
+    if (!res.body) {
+      unlink();
+      return res;
+    }
     let seen = 0;
     const limited = res.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
@@ -19,11 +44,35 @@ export function boundedFetch(maxBytes: number, onOversize?: (err: MessageTooLarg
           if (seen > maxBytes) {
             const err = new MessageTooLargeError(`the server sent a response larger than ${maxBytes} bytes`);
             onOversize?.(err);
+            unlink();
             controller.error(err);
           } else controller.enqueue(chunk);
         },
+        flush() {
+          unlink();
+        },
       }),
     );
-    return new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
+    // A body the reader abandons (cancel) or that errors also ends the link.
+    const reader = limited.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            unlink();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (err) {
+          unlink();
+          controller.error(err);
+        }
+      },
+      async cancel(reason) {
+        unlink();
+        await reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
