@@ -5,6 +5,7 @@
  */
 const LAYERS = [
   ['catalog'], // the domain: pure, no framework
+  ['search'], // tool search ranking over domain records (issue 18)
   ['shared'], // logging, clock, request scope
   ['config'], // settings, their defaults and validation
   ['tenancy'], // API key format and hashing
@@ -14,6 +15,7 @@ const LAYERS = [
   ['ops'], // health, metrics, HTTP server plumbing
   ['sources'], // MCP sources: sessions, sync, snapshots
   ['services'], // admin use cases
+  ['invocation'], // calls: the decision, validation, replay safety, upstream sessions and implementations (issue 14)
   ['auth'], // bearer credentials to principals
   ['graphql'], // the decision layer (resolvers, schema)
   ['rest'], // the REST facade over the GraphQL layer
