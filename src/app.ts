@@ -133,7 +133,15 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
         log,
       });
     const callsHook: { current?: (f: CallFinished) => void } = {};
-    const invocation = new InvocationService({ ds: dataSource, generation, catalog, upstream, store: calls, settings: config.calls, log, onFinished: (f) => callsHook.current?.(f) });
+    const invocation = new InvocationService({
+      ds: dataSource, generation, catalog, upstream, store: calls, settings: config.calls, log,
+      onFinished: (f) => callsHook.current?.(f),
+      principalActive: (p) => tenancy.stillActive(p),
+    });
+    // Calls left running by a replica that died mid-call are closed (at start, then every few minutes).
+    await invocation.closeAbandoned().catch((err: unknown) => log.warn({ err }, 'could not close abandoned calls'));
+    const abandonedSweep = setInterval(() => void invocation.closeAbandoned().catch(() => undefined), 5 * 60_000);
+    abandonedSweep.unref();
     const services: AppServices = {
       tenancy,
       grants: new GrantService(dataSource),
@@ -202,6 +210,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           generation.stop();
           health.stop();
           scheduler.stop();
+          clearInterval(abandonedSweep);
           await invocation.stop();
           await sync.stop();
           await snapshots!.close();

@@ -5,19 +5,18 @@ import { type GraphQLFieldConfigMap, GraphQLObjectType, GraphQLSchema } from 'gr
  * in-process faces only (`startToolCall`, whose live handle cannot travel over HTTP): neither HTTP schema has them.
  *
  * - publicSchemaOf: what admins are served (everything but the in-process fields).
- * - agentSchemaOf: what callers who may not see the admin schema are served: the catalog reads and the calls, and
- *   nothing of the admin half, so validation messages, suggestions, introspection and the "FORBIDDEN for a real admin
+ * - agentSchemaOf: what callers who may not see the admin schema are served: the catalog reads and their own past
+ *   calls, nothing of the admin half, so validation messages, suggestions, introspection and the "FORBIDDEN for a real admin
  *   field, 400 for a made-up one" oracle can only ever name what they may use.
  * The fields are the very field configs of the executable schema (same resolvers and middlewares), so the faces
  * cannot behave differently.
  */
 const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall'] as const;
-const AGENT_MUTATION_FIELDS = ['callTool'] as const;
 /** Fields of the executable schema that only in-process faces use. */
 const IN_PROCESS_FIELDS: readonly string[] = ['startToolCall'];
 
 export function agentSchemaOf(full: GraphQLSchema): GraphQLSchema {
-  return new GraphQLSchema({ query: pick(full.getQueryType(), AGENT_QUERY_FIELDS), mutation: pick(full.getMutationType(), AGENT_MUTATION_FIELDS) });
+  return new GraphQLSchema({ query: pick(full.getQueryType(), AGENT_QUERY_FIELDS) });
 }
 
 export function publicSchemaOf(full: GraphQLSchema): GraphQLSchema {

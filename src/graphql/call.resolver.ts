@@ -9,22 +9,13 @@ import { AdminToolCallType, CallErrorType, ToolCallRecordType, ToolCallResultTyp
 
 /**
  * Calls (issue 14). A call is decided by the catalog's own read (null = the catalog's 404); the faces translate:
- * REST runs startToolCall in-process (JSON or SSE), GraphQL clients callTool, the MCP face startToolCall.
+ * REST runs startToolCall in-process (JSON or SSE), as the MCP face will. There is no call mutation over HTTP
+ * GraphQL: a GraphQL request could carry many aliased calls past the REST request budget, and its caller's
+ * disconnect would not cancel them (red-team pass on issue 14); agents call through REST (or MCP).
  */
 @Resolver()
 export class CallResolver {
   constructor(private readonly s: AppServices) {}
-
-  @Mutation(() => ToolCallResultType, { nullable: true, description: 'Calls a tool and waits for its result; null when the tool is unknown or not visible (as tool(toolId) is).' })
-  async callTool(
-    @Ctx() ctx: GraphQLContext,
-    @Arg('toolId', () => String) toolId: string,
-    @Arg('arguments', () => GraphQLJSON, { nullable: true }) args?: unknown,
-    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string | null,
-  ): Promise<ToolCallResultType | null> {
-    const handle = await this.s.invocation.start(requirePrincipal(ctx), toolId, args, { idempotencyKey, requestId: ctx.requestId });
-    return handle ? toResult(await handle.done, handle.replayed) : null;
-  }
 
   @Mutation(() => ToolCallStartType, { nullable: true, description: 'In-process only (REST, MCP): starts a call and hands back its live handle.' })
   async startToolCall(

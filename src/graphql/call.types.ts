@@ -52,7 +52,7 @@ export class AdminToolCallType {
   @Field(() => Int, { nullable: true }) resultBytes!: number | null;
   @Field(() => String, { description: 'SHA-256 of the canonical JSON of toolId and arguments.' }) requestHash!: string;
   @Field(() => GraphQLJSON, { nullable: true, description: 'Recorded only when TOOLCAT_CALL_RECORD_ARGUMENTS=true.' }) arguments!: unknown;
-  @Field(() => Boolean) idempotencyKeyUsed!: boolean;
+  @Field(() => Boolean, { description: 'The call holds an Idempotency-Key (a refusal where nothing was sent releases its key).' }) idempotencyKeyUsed!: boolean;
   @Field(() => Int) attempts!: number;
   @Field(() => String) startedAt!: string;
   @Field(() => Int, { nullable: true }) durationMs!: number | null;

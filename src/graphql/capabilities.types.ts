@@ -5,7 +5,7 @@ export class ToolCatalogCapabilitiesType {
   @Field(() => [String], { description: 'Sources the host projects (TC-CAT-5).' }) sources!: string[];
   @Field(() => Boolean) compactView!: boolean;
   @Field(() => Boolean) sessionLifecycle!: boolean;
-  @Field(() => Boolean, { description: 'Tools are called with POST /tools/{toolId}/calls (and callTool).' }) calls!: boolean;
+  @Field(() => Boolean, { description: 'Tools are called with POST /tools/{toolId}/calls.' }) calls!: boolean;
 }
 
 @ObjectType('Capabilities')

@@ -31,11 +31,14 @@ const CODE_BY_KIND: Readonly<Record<UpstreamErrorKind, CatalogErrorCode>> = {
   'circuit-open': CatalogErrorCode.SourceUnavailable,
   'not-implemented': CatalogErrorCode.NotImplemented,
   cancelled: CatalogErrorCode.Conflict,
+  // Asked again when it left the queue, the decision said no: the caller gets the catalog's own 404.
+  revoked: CatalogErrorCode.NotFound,
 };
 
 /** The caller's view of an upstream failure: its code, a message without secrets, Retry-After where there is one. */
 export function errorOfUpstream(e: UpstreamError): CatalogError {
-  const message = e.kind === 'cancelled' ? 'The call was cancelled when its caller went away; call again with a new Idempotency-Key.' : e.message;
+  const message =
+    e.kind === 'cancelled' ? 'The call was cancelled when its caller went away; call again with a new Idempotency-Key.' : e.kind === 'revoked' ? 'No tool with this id is available to you.' : e.message;
   const details = e.opts.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.opts.retryAfterSeconds } : undefined;
   return new CatalogError(CODE_BY_KIND[e.kind], message, details ? { details } : {});
 }

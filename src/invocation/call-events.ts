@@ -3,7 +3,8 @@ import type { CallEvent } from './invocation.service';
 /**
  * The events of one call, kept until the call is over so a reader that starts late still sees them all (opened …
  * closed), read by one consumer (the SSE writer). Bounded: a chatty upstream's progress notifications are coalesced
- * to the latest once more than MAX_PENDING wait unread.
+ * to the latest once more than MAX_PENDING wait unread (each is bounded too: its message is cut to 1,000
+ * characters), and a caller that reads no events (a JSON answer) keeps no progress at all.
  */
 const MAX_PENDING = 256;
 
@@ -13,11 +14,19 @@ export class CallEvents {
   private wake: (() => void) | null = null;
   private cancelled = false;
   private readonly cancelHooks: Array<() => void> = [];
+  private progressWanted = true;
 
   constructor(readonly callId: string) {}
 
+  /** The caller reads only the end (a JSON answer): progress is not kept. */
+  discardProgress(): void {
+    this.progressWanted = false;
+    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i].type === 'progress') this.pending.splice(i, 1);
+  }
+
   push(e: CallEvent): void {
     if (this.closed) return;
+    if (e.type === 'progress' && !this.progressWanted) return;
     if (e.type === 'progress' && this.pending.length >= MAX_PENDING) {
       const last = this.pending.findLastIndex((x) => x.type === 'progress');
       if (last !== -1) this.pending.splice(last, 1);

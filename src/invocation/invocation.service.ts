@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { CatalogGeneration } from '../cache/catalog-generation';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { canonical } from '../catalog/compact/json';
+import { redactJson } from '../catalog/credential-redaction';
 import type { JsonValue, ToolDescriptor } from '../catalog/descriptor';
 import { jsonDepth } from '../catalog/ingest-bounds';
 import { type Principal, decisionKey } from '../catalog/principal';
@@ -45,6 +46,8 @@ export interface CallHandle {
   readonly done: Promise<ToolCallResult>;
   /** The caller went away: the upstream call is cancelled. */
   cancel(): void;
+  /** The caller reads only the end (JSON): progress events are not kept. */
+  discardProgress(): void;
 }
 
 export interface CallFinished {
@@ -78,6 +81,8 @@ export class InvocationService {
       readonly settings: CallSettings;
       readonly log: Logger;
       readonly onFinished?: (f: CallFinished) => void;
+      /** Is this principal still active (not revoked)? Asked again when a queued call is about to be sent. */
+      readonly principalActive?: (p: Principal) => Promise<boolean>;
       /** For tests: time without a wall clock. */
       readonly now?: () => number;
     },
@@ -120,7 +125,8 @@ export class InvocationService {
     const row = {
       callId, scope, tenantId: p.tenantId, principalId: p.id, principalKind: p.kind, toolId: descriptor.toolId,
       safetyTier: descriptor.safetyTier, replayPolicy: descriptor.replayPolicy, egress: descriptor.egress, idempotencyKey: key, requestHash,
-      arguments: this.deps.settings.recordArguments ? argumentText : null, argumentBytes: Buffer.byteLength(argumentText), attempts: 0,
+      // Kept only when the operator asks, and then with credentials redacted like every admin field (issue 11).
+      arguments: this.deps.settings.recordArguments ? JSON.stringify(redactJson(argumentsValue as JsonValue)) : null, argumentBytes: Buffer.byteLength(argumentText), attempts: 0,
       startedAt: new Date(startedAt).toISOString(), requestId: opts.requestId ?? null,
     };
     if (!checked.ok) {
@@ -131,7 +137,7 @@ export class InvocationService {
       throw err;
     }
     await this.deps.store.begin(row);
-    return this.run(row, descriptor, argumentsValue as Record<string, unknown>, startedAt);
+    return this.run(p, row, descriptor, argumentsValue as Record<string, unknown>, startedAt);
   }
 
   /** A past call of this caller, as its answer (status and body), or null: anyone else's is as unknown as none. */
@@ -139,6 +145,31 @@ export class InvocationService {
     const scope = createHash('sha256').update(decisionKey(p)).digest('hex');
     const row = await this.deps.store.mine(scope, toolId, callId);
     return row ? { status: row.status, outcome: row.outcome, answer: row.answer === null ? null : (JSON.parse(row.answer) as CallAnswer), row } : null;
+  }
+
+  /**
+   * Asked again when a call leaves its source's queue (it may have waited up to its timeout): the principal must still
+   * be active and the tool still visible to it, on the catalog as stored now. Otherwise nothing is sent.
+   */
+  private async stillAllowed(p: Principal, toolId: string): Promise<void> {
+    await this.deps.generation.poll(this.deps.ds);
+    const active = this.deps.principalActive ? await this.deps.principalActive(p) : true;
+    if (!active || !(await this.deps.catalog.get(p, toolId, 'standard'))) throw new UpstreamError('revoked', 'the tool is no longer available to this caller');
+  }
+
+  /**
+   * Calls still marked running long after any replica would have ended them (the replica died mid-call) are closed:
+   * outcome failed, an answer saying whether the tool ran is unknown. Their Idempotency-Key keeps that answer, so a
+   * retry with the key is told so instead of waiting on 409 for the whole window, and a non-idempotent tool is
+   * never sent twice. Safe on many replicas: a live replica's calls end within the call timeout.
+   */
+  async closeAbandoned(): Promise<number> {
+    const graceMs = 60_000;
+    const before = new Date(this.now() - this.deps.settings.timeoutMs - graceMs).toISOString();
+    const answer = answerOfError(new CatalogError(CatalogErrorCode.UpstreamUnavailable, 'The replica handling this call stopped before it finished; whether the tool ran is unknown.'));
+    const n = await this.deps.store.closeAbandoned(before, nowIso(), JSON.stringify(answer));
+    if (n > 0) this.deps.log.warn({ calls: n }, 'closed calls abandoned by a replica that stopped mid-call');
+    return n;
   }
 
   /** Cancels what is still running (shutdown). */
@@ -163,10 +194,10 @@ export class InvocationService {
       (err: CatalogError) => events.push({ type: 'error', callId: prior.callId, code: err.code, message: err.message, details: err.opts.details }),
     ).finally(() => events.close({ type: 'closed', callId: prior.callId, at: nowIso() }));
     done.catch(() => undefined); // the caller observes it through the handle
-    return { callId: prior.callId, toolId: prior.toolId, replayed: true, events: () => events.iterate(), done, cancel: () => undefined };
+    return { callId: prior.callId, toolId: prior.toolId, replayed: true, events: () => events.iterate(), done, cancel: () => undefined, discardProgress: () => events.discardProgress() };
   }
 
-  private run(row: { callId: string; toolId: string; replayPolicy: string }, descriptor: ToolDescriptor, args: Record<string, unknown>, startedAt: number): CallHandle {
+  private run(p: Principal, row: { callId: string; toolId: string; replayPolicy: string }, descriptor: ToolDescriptor, args: Record<string, unknown>, startedAt: number): CallHandle {
     const { settings } = this.deps;
     const events = new CallEvents(row.callId);
     const controller = new AbortController();
@@ -190,7 +221,8 @@ export class InvocationService {
             signal: controller.signal,
             timeoutMs: Math.max(1, deadline - this.now()),
             maxResultBytes: settings.maxResultBytes,
-            onProgress: (pr) => events.push({ type: 'progress', callId: row.callId, ...pr }),
+            onProgress: (pr) => events.push({ type: 'progress', callId: row.callId, ...boundedProgress(pr) }),
+            beforeSend: () => this.stillAllowed(p, descriptor.toolId),
           });
         } catch (err) {
           const upstreamError = controller.signal.aborted && controller.signal.reason instanceof UpstreamError ? controller.signal.reason : err;
@@ -200,29 +232,42 @@ export class InvocationService {
         }
       }
     };
+    const fail = async (err: unknown): Promise<never> => {
+      const failure = err instanceof UpstreamError ? errorOfUpstream(err) : err instanceof CatalogError ? err : new CatalogError(CatalogErrorCode.UpstreamUnavailable, 'The call failed.', { cause: err });
+      if (!(err instanceof UpstreamError) && !(err instanceof CatalogError)) this.deps.log.error({ err, callId: row.callId }, 'call failed unexpectedly');
+      const outcome = err instanceof UpstreamError ? outcomeOfUpstream(err.kind) : 'failed';
+      // Nothing reached the upstream (its queue was full, its circuit open, the connection refused, the decision
+      // changed while it waited): the Idempotency-Key is released, so the same call with the same key can be made
+      // again instead of replaying a refusal for the whole window (red-team pass on issue 14).
+      const undelivered = err instanceof UpstreamError && (err.kind === 'overloaded' || err.kind === 'circuit-open' || err.kind === 'revoked' || err.kind === 'not-implemented' || err.opts.retryable === true);
+      await this.record(row, startedAt, outcome, answerOfError(failure), null, attempts, undelivered);
+      events.push({ type: 'error', callId: row.callId, code: failure.code, message: failure.message, details: failure.opts.details });
+      throw failure;
+    };
     const done = attempt().then(
       async (result) => {
-        const checked = this.checkOutput(descriptor, row.callId, result);
-        const answer = answerOfResult(checked.result);
-        await this.record(row, startedAt, checked.outcome, answer, answer.bytes, attempts);
+        let checked: { result: ToolCallResult; outcome: string };
+        let answer: CallAnswer & { bytes: number };
+        try {
+          checked = this.checkOutput(descriptor, row.callId, result);
+          answer = answerOfResult(checked.result);
+        } catch (err) {
+          // A result that cannot even be measured (nested past the stack, say) is the upstream's protocol error.
+          this.deps.log.warn({ callId: row.callId, toolId: row.toolId, err: (err as Error).name }, 'a tool result could not be processed');
+          return fail(new UpstreamError('protocol', "the tool's result could not be processed (nested too deeply?)"));
+        }
+        await this.record(row, startedAt, checked.outcome, answer, answer.bytes, attempts, false);
         events.push({ type: 'result', result: checked.result });
         return checked.result;
       },
-      async (err: unknown) => {
-        const failure = err instanceof UpstreamError ? errorOfUpstream(err) : err instanceof CatalogError ? err : new CatalogError(CatalogErrorCode.UpstreamUnavailable, 'The call failed.', { cause: err });
-        if (!(err instanceof UpstreamError) && !(err instanceof CatalogError)) this.deps.log.error({ err, callId: row.callId }, 'call failed unexpectedly');
-        const outcome = err instanceof UpstreamError ? outcomeOfUpstream(err.kind) : 'failed';
-        await this.record(row, startedAt, outcome, answerOfError(failure), null, attempts);
-        events.push({ type: 'error', callId: row.callId, code: failure.code, message: failure.message, details: failure.opts.details });
-        throw failure;
-      },
+      fail,
     ).finally(() => {
       clearTimeout(timer);
       this.running.delete(events);
       events.close({ type: 'closed', callId: row.callId, at: nowIso() });
     });
     done.catch(() => undefined); // observed through the handle
-    return { callId: row.callId, toolId: row.toolId, replayed: false, events: () => events.iterate(), done, cancel: () => events.cancel() };
+    return { callId: row.callId, toolId: row.toolId, replayed: false, events: () => events.iterate(), done, cancel: () => events.cancel(), discardProgress: () => events.discardProgress() };
   }
 
   /**
@@ -242,10 +287,10 @@ export class InvocationService {
     return { outcome: r.isError ? 'tool-error' : 'ok', result };
   }
 
-  private async record(row: { callId: string; toolId: string }, startedAt: number, outcome: string, answer: CallAnswer, resultBytes: number | null, attempts: number): Promise<void> {
+  private async record(row: { callId: string; toolId: string }, startedAt: number, outcome: string, answer: CallAnswer, resultBytes: number | null, attempts: number, releaseKey = false): Promise<void> {
     const durationMs = Math.max(0, this.now() - startedAt);
     try {
-      await this.deps.store.finish(row.callId, { outcome, answer: JSON.stringify(answer), resultBytes, attempts, finishedAt: nowIso(), durationMs });
+      await this.deps.store.finish(row.callId, { outcome, answer: JSON.stringify(answer), resultBytes, attempts, finishedAt: nowIso(), durationMs }, releaseKey);
     } catch (err) {
       // The caller still gets its answer; the log says the call log missed one.
       this.deps.log.error({ err, callId: row.callId }, 'could not record the end of a call');
@@ -256,6 +301,12 @@ export class InvocationService {
 
 function invalidArguments(problems: ReadonlyArray<{ pointer: string; message: string }>): CatalogError {
   return new CatalogError(CatalogErrorCode.InvalidArguments, `The arguments do not match the tool's inputSchema: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`, { details: { problems } });
+}
+
+/** Progress as passed on: a message bounded in length, so a chatty upstream's progress cannot grow memory per event. */
+const MAX_PROGRESS_MESSAGE = 1000;
+function boundedProgress(p: { progress: number; total?: number; message?: string }): { progress: number; total?: number; message?: string } {
+  return { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(typeof p.message === 'string' ? { message: p.message.slice(0, MAX_PROGRESS_MESSAGE) } : {}) };
 }
 
 function backoff(ms: number, signal: AbortSignal): Promise<void> {

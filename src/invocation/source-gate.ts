@@ -25,7 +25,10 @@ export interface SourceGateState {
 }
 
 /** Failures of the source itself. A tool error (an isError result) is a success here; cancelled, too-large, overloaded are no evidence either way. */
-const BREAKER_KINDS: ReadonlySet<UpstreamErrorKind> = new Set(['unavailable', 'timeout', 'protocol']);
+// What counts as the source failing. A timeout does not: how long a call runs is partly the caller's to decide (a
+// tool's own duration argument), so counting timeouts let one tenant open the circuit for everyone (red-team pass on
+// issue 14). A hanging source is contained by the call timeout, the concurrency limit and the queue bound instead.
+const BREAKER_KINDS: ReadonlySet<UpstreamErrorKind> = new Set(['unavailable', 'protocol']);
 
 interface Waiter {
   readonly start: () => void;

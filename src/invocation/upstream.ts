@@ -27,6 +27,12 @@ export interface UpstreamCall {
   /** Largest result accepted, in bytes of its JSON; a larger one is UpstreamError('too-large'). */
   readonly maxResultBytes: number;
   readonly onProgress?: (p: ProgressUpdate) => void;
+  /**
+   * Runs when the call leaves its source's queue, right before it is sent: the invocation core asks the decision
+   * again there (a call may wait up to its timeout; a revocation or reclassification meanwhile must stop it). It
+   * throws to refuse; nothing is sent then.
+   */
+  readonly beforeSend?: () => Promise<void>;
 }
 
 /** MCP CallToolResult as toolcat passes it on. */
@@ -49,7 +55,8 @@ export type UpstreamErrorKind =
   | 'too-large' // the result is larger than maxResultBytes
   | 'protocol' // the upstream answered something that is not a result
   | 'not-implemented' // a host extension without a declared implementation
-  | 'cancelled'; // the caller went away
+  | 'cancelled' // the caller went away
+  | 'revoked'; // the decision changed while the call waited in its source's queue: nothing was sent
 
 export class UpstreamError extends Error {
   constructor(

@@ -37,7 +37,12 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
     gate,
     async call(target: CallTarget, call: UpstreamCall): Promise<UpstreamResult> {
       if (closed) throw new UpstreamError('unavailable', 'toolcat is shutting down');
-      if (target.kind === 'mcp') return gate.run(`mcp:${target.source}`, call.signal, () => pool.call(target.source, target.tool, call));
+      if (target.kind === 'mcp') {
+        return gate.run(`mcp:${target.source}`, call.signal, async () => {
+          await call.beforeSend?.();
+          return pool.call(target.source, target.tool, call);
+        });
+      }
       let impl: ResolvedImplementation | null;
       try {
         impl = await deps.resolveExtension(target.toolId);
@@ -47,7 +52,10 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
       }
       if (!impl) throw new UpstreamError('not-implemented', `the host extension ${target.toolId} declares no implementation, so toolcat cannot call it; its host calls it directly`);
       const resolved = impl;
-      return gate.run(`ext:${target.toolId}`, call.signal, () => callExtensionHttp(resolved, target, call, () => now() / 1000));
+      return gate.run(`ext:${target.toolId}`, call.signal, async () => {
+        await call.beforeSend?.();
+        return callExtensionHttp(resolved, target, call, () => now() / 1000);
+      });
     },
     async close(): Promise<void> {
       closed = true;

@@ -14,8 +14,9 @@ export class ToolCallStore {
     });
   }
 
-  async finish(callId: string, done: { outcome: string; answer: string; resultBytes: number | null; attempts: number; finishedAt: string; durationMs: number }): Promise<void> {
-    await this.ds.getRepository(ToolCallEntity).update({ callId }, { status: 'completed', ...done });
+  /** Records the end of a call; `releaseKey`: nothing reached the upstream, so its Idempotency-Key is free again. */
+  async finish(callId: string, done: { outcome: string; answer: string; resultBytes: number | null; attempts: number; finishedAt: string; durationMs: number }, releaseKey = false): Promise<void> {
+    await this.ds.getRepository(ToolCallEntity).update({ callId }, { status: 'completed', ...done, ...(releaseKey ? { idempotencyKey: null } : {}) });
   }
 
   /** The call with this key of this caller, if any (and forgets one older than the window). */
@@ -43,9 +44,9 @@ export class ToolCallStore {
     return this.ds.getRepository(ToolCallEntity).find({ where, order: { startedAt: 'DESC', callId: 'DESC' }, take: Math.min(Math.max(filter.first, 1), 500), skip: Math.max(filter.offset, 0) });
   }
 
-  /** Calls still marked running that started before `before` (a replica died mid-call): closed as `failed`. */
-  async closeAbandoned(before: string, finishedAt: string): Promise<number> {
-    const r = await this.ds.getRepository(ToolCallEntity).update({ status: 'running', startedAt: LessThan(before) }, { status: 'completed', outcome: 'failed', finishedAt });
+  /** Calls still marked running that started before `before` (a replica died mid-call): closed as `failed` with `answer`. */
+  async closeAbandoned(before: string, finishedAt: string, answer: string): Promise<number> {
+    const r = await this.ds.getRepository(ToolCallEntity).update({ status: 'running', startedAt: LessThan(before) }, { status: 'completed', outcome: 'failed', finishedAt, answer });
     return r.affected ?? 0;
   }
 }

@@ -57,6 +57,7 @@ export async function postCall(deps: CallRouteDeps, req: IncomingMessage, res: S
     finished = true;
     return;
   }
+  handle.discardProgress();
   try {
     const result = await handle.done;
     finished = true;
@@ -92,6 +93,9 @@ function resultBody(r: ToolCallResult): Record<string, unknown> {
   return { callId: r.callId, toolId: r.toolId, isError: r.isError, content: r.content, ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}) };
 }
 
+/** Past this many bytes waiting in an SSE socket's buffer, progress events are skipped until it drains. */
+const SSE_PROGRESS_BUFFER_BYTES = 64 * 1024;
+
 const EVENT_NAMES: Readonly<Record<CallEvent['type'], string>> = {
   opened: 'tool.session.opened',
   progress: 'tool.call.progress',
@@ -111,6 +115,10 @@ async function streamEvents(deps: CallRouteDeps, res: ServerResponse, handle: Ca
   try {
     for await (const e of handle.events()) {
       if (res.destroyed) break;
+      // A reader slower than the upstream's progress (or one that stopped reading): progress is skipped while the
+      // socket's buffer is over the bound, so memory is bounded by the reader's buffer, not the upstream's chattiness.
+      // The result and the session events are always written.
+      if (e.type === 'progress' && res.writableLength > SSE_PROGRESS_BUFFER_BYTES) continue;
       res.write(`event: ${EVENT_NAMES[e.type]}\ndata: ${JSON.stringify(eventData(e))}\n\n`);
     }
   } finally {
@@ -139,6 +147,8 @@ function sendCallError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionO
 }
 
 function sendCallErrorOf(res: ServerResponse, ctx: GraphQLContext, code: string, message: string, details: Readonly<Record<string, unknown>> | undefined): void {
+  // The decision changed while the call waited to be sent: the catalog's own 404 bytes.
+  if (code === 'NOT_FOUND') return sendJson(res, 404, NOT_FOUND_TOOL_BODY);
   const status = CALL_STATUS_BY_CODE[code] ?? 500;
   if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(ctx.credentialRejected));
   if (code === 'SERVICE_UNAVAILABLE') for (const [k, v] of Object.entries(UNAVAILABLE_HEADERS)) res.setHeader(k, v);

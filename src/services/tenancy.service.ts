@@ -59,6 +59,17 @@ export class TenancyService {
     return { id: r.id, kind: 'api-key', tenantId: r.tenant_id, tenantName: r.tenant_name, name: r.name, role: r.role, groups: [] };
   }
 
+  /**
+   * Is an API-key principal still active (not revoked, tenant not deleted)? Asked before a queued call is sent
+   * (issue 14): authentication happened when the request arrived, the call may leave its queue much later. A JWT
+   * principal has no row: its token was verified when the request arrived and it stays valid for that request.
+   */
+  async stillActive(p: Principal): Promise<boolean> {
+    if (p.kind !== 'api-key') return true;
+    const row = await this.ds.getRepository(PrincipalEntity).findOne({ where: { id: p.id, tenantId: p.tenantId } });
+    return row !== null && row.revokedAt === null;
+  }
+
   async createTenant(actor: Principal | null, name: string): Promise<TenantEntity> {
     requireRole(actor, 'host-admin');
     return this.createTenantUnchecked(name);

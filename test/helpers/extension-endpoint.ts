@@ -21,6 +21,7 @@ interface ReceivedCall {
  *   hang        never answers (until the endpoint closes)
  *   reset       reads the call, then drops the connection without an answer
  *   huge        a result of `hugeBytes` bytes
+ *   deep        a result nested 100,000 levels deep
  *   notjson     200 with a body that is not JSON
  *   http500     HTTP 500
  *   redirect    302 to another URL (toolcat must not follow it)
@@ -73,6 +74,9 @@ export async function startExtensionEndpoint(opts: { secret?: string; hugeBytes?
           return req.socket.destroy();
         case 'huge':
           return json(200, { content: [{ type: 'text', text: 'x'.repeat(opts.hugeBytes ?? 2 * 1024 * 1024) }] });
+        case 'deep':
+          // A result nested 100,000 levels deep (valid JSON, within the size bound).
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(`{"content":[{"type":"text","text":"x"}],"structuredContent":{"d":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
         case 'notjson':
           return res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json</html>');
         case 'http500':

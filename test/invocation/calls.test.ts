@@ -94,6 +94,8 @@ forEachDatabase('tool calls (issue 14)', (database) => {
     await ext('refused_once', { replayPolicy: 'non-idempotent', safetyTier: 'write' }, refusedUrl);
     await ext('refused_idem', { replayPolicy: 'idempotent' }, refusedUrl);
     await ext('echo_mine', { tenantId: ta.tenantId });
+    await ext('deep');
+    await ext('hang_q');
     await host.gqlOk('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', {
       i: { name: 'unimplemented', description: 'no implementation', inputSchema: { type: 'object' }, safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' },
     });
@@ -336,6 +338,99 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       expect(first).to.include('tool.session.opened');
       controller.abort();
       await until(async () => (await callLog('ext.hang')).some((c) => c.tenantId === tb.tenantId && c.outcome === 'cancelled'), 10000);
+    });
+  });
+
+  describe('red-team follow-ups (issue 14)', () => {
+    it('a result nested past the stack is a 502 and its call is recorded as ended, not left running', async () => {
+      const r = await call('ext.deep', ta.key, { arguments: {} }, { 'idempotency-key': 'deep-1' });
+      expect(r.status, r.text).to.equal(502);
+      expect((await callLog('ext.deep'))[0]).to.include({ status: 'completed', outcome: 'protocol' });
+      const again = await call('ext.deep', ta.key, { arguments: {} }, { 'idempotency-key': 'deep-1' });
+      expect(again.status, 'the recorded answer, not 409').to.equal(502);
+    });
+
+    it('a body nested 100,000 levels deep is refused with 400, not a 500', async () => {
+      const r = await call('ext.echo', ta.key, `{"arguments":{"text":"x","n":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
+      expect(r.status, r.text.slice(0, 300)).to.equal(400);
+    });
+
+    it('there is no call mutation over HTTP GraphQL (calls go through REST, under its budget and cancellation)', async () => {
+      const r = await host.gql('mutation { callTool(toolId: "ext.echo", arguments: {}) { callId } }', {}, ta.key);
+      expect(r.status).to.equal(400);
+      expect(r.errors?.[0]?.extensions?.code).to.equal('GRAPHQL_VALIDATION_FAILED');
+    });
+
+    it('a refusal where nothing was sent (queue full) releases the Idempotency-Key: the same call succeeds later', async function () {
+      this.timeout(20000);
+      const t = await aTenantWithKey(host, 'calls-release');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.hang_q' });
+      const hanging = [0, 1, 2].map(() => call('ext.hang_q', t.key));
+      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      const refused = await call('ext.hang_q', t.key, { arguments: {} }, { 'idempotency-key': 'release-1' });
+      expect(refused.status).to.equal(429);
+      await Promise.all(hanging);
+      // The endpoint's "hang" never answers, so the retry times out (504): it was made, not the 429 replayed.
+      const retried = await call('ext.hang_q', t.key, { arguments: {} }, { 'idempotency-key': 'release-1' });
+      expect(retried.status).to.equal(504);
+      expect(retried.headers.get('idempotent-replayed')).to.equal(null);
+      const mine = (await callLog('ext.hang_q')).filter((c) => c.tenantId === t.tenantId);
+      expect(mine.find((c) => c.outcome === 'overloaded'), 'the refusal no longer holds the key').to.include({ idempotencyKeyUsed: false });
+      expect(mine[0], 'the call made with it holds it').to.include({ outcome: 'timeout', idempotencyKeyUsed: true });
+    });
+
+    it('a call waiting in its source queue whose principal is revoked meanwhile is not sent: it ends with the catalog 404', async function () {
+      this.timeout(20000);
+      const t = await aTenantWithKey(host, 'calls-revoke-queued');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.hang_q' });
+      const victim = await aPrincipal(host, t.tenantId, 'calls-revoke-victim');
+      const before = endpoint.count('hang_q');
+      const hanging = [0, 1].map(() => call('ext.hang_q', t.key));
+      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 2, 5000, 20);
+      const queued = call('ext.hang_q', victim.key);
+      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: victim.principalId });
+      await Promise.all(hanging);
+      const r = await queued;
+      expect(r.status, r.text).to.equal(404);
+      expect(r.text).to.equal((await host.get('/tools/ext.no-such-tool', t.key)).text);
+      expect(endpoint.count('hang_q') - before, 'only the two running calls reached the endpoint').to.equal(2);
+      expect((await callLog('ext.hang_q')).find((c) => c.principalId === victim.principalId)).to.include({ outcome: 'revoked' });
+    });
+
+    it('with TOOLCAT_CALL_RECORD_ARGUMENTS the recorded arguments are shown with credentials redacted', async function () {
+      this.timeout(20000);
+      const recording = await startHost(dbConfig, { calls: { ...CALLS, recordArguments: true } }, false);
+      try {
+        const token = `ghp_${'A1b2C3d4E5'.repeat(3)}1234aB`;
+        const r = await fetch(`${recording.url}/tools/ext.echo/calls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ta.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ arguments: { text: `use ${token} please` } }),
+        });
+        const { callId } = (await r.json()) as { callId: string };
+        const row = (await callLog('ext.echo')).find((c) => c.callId === callId)!;
+        expect(row.arguments, 'recorded').to.be.an('object');
+        expect(JSON.stringify(row.arguments)).to.include('please').and.not.include(token);
+      } finally {
+        await recording.close();
+      }
+    });
+
+    it('calls left running by a replica that died are closed with an answer; their key then replays it, never 409', async () => {
+      const r = await call('ext.echo', ta.key, { arguments: { text: 'abandoned' } }, { 'idempotency-key': 'abandoned-1' });
+      const { callId } = JSON.parse(r.text) as { callId: string };
+      // As a replica that died mid-call leaves it: still running, started ten minutes ago (past the call timeout and
+      // its grace, inside the Idempotency-Key window).
+      const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString();
+      const p = database.name === 'postgres' ? ['$1', '$2'] : ['?', '?'];
+      await host.app.dataSource.query(`UPDATE tool_call SET status = 'running', outcome = NULL, answer = NULL, started_at = ${p[0]} WHERE call_id = ${p[1]}`, [tenMinutesAgo, callId]);
+      const rows = (await host.app.dataSource.query(`SELECT status, started_at FROM tool_call WHERE call_id = ${database.name === 'postgres' ? '$1' : '?'}`, [callId])) as Array<{ status: string; started_at: string }>;
+      expect(rows, 'the row as a dead replica leaves it').to.deep.equal([{ status: 'running', started_at: tenMinutesAgo }]);
+      expect(await host.app.services.invocation.closeAbandoned()).to.be.at.least(1);
+      const again = await call('ext.echo', ta.key, { arguments: { text: 'abandoned' } }, { 'idempotency-key': 'abandoned-1' });
+      expect(again.status, again.text).to.equal(502);
+      expect(again.text).to.match(/whether the tool ran is unknown/);
     });
   });
 
