@@ -223,6 +223,7 @@ export class InvocationService {
             maxResultBytes: settings.maxResultBytes,
             onProgress: (pr) => events.push({ type: 'progress', callId: row.callId, ...boundedProgress(pr) }),
             beforeSend: () => this.stillAllowed(p, descriptor.toolId),
+            party: p.tenantId,
           });
         } catch (err) {
           const upstreamError = controller.signal.aborted && controller.signal.reason instanceof UpstreamError ? controller.signal.reason : err;

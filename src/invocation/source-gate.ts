@@ -31,6 +31,7 @@ export interface SourceGateState {
 const BREAKER_KINDS: ReadonlySet<UpstreamErrorKind> = new Set(['unavailable', 'protocol']);
 
 interface Waiter {
+  readonly party: string | undefined;
   readonly start: () => void;
   readonly cancel: () => void;
 }
@@ -45,6 +46,8 @@ interface Entry {
   probing: boolean;
   /** Smoothed duration of a call (ms), for Retry-After when the queue is full. */
   avgMs: number;
+  /** Running calls per party (tenant). */
+  readonly activeBy: Map<string, number>;
 }
 
 type Outcome = 'success' | 'failure' | 'neutral';
@@ -64,9 +67,10 @@ export class SourceGate {
   /**
    * Runs fn within the source's concurrency limit. Queue full → UpstreamError('overloaded', …, { retryAfterSeconds });
    * breaker open → UpstreamError('circuit-open', …, { retryAfterSeconds: seconds until half-open }). A queued call
-   * whose signal aborts leaves the queue at once (UpstreamError('cancelled')).
+   * whose signal aborts leaves the queue at once (UpstreamError('cancelled')). With a `party` (the caller's tenant),
+   * that party holds at most half the slots and half the queue (at least one of each).
    */
-  run<T>(source: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  run<T>(source: string, signal: AbortSignal, fn: () => Promise<T>, party?: string): Promise<T> {
     if (signal.aborted) return Promise.reject(new UpstreamError('cancelled', 'the call was cancelled before it started'));
     const e = this.entry(source);
     let probe = false;
@@ -84,8 +88,10 @@ export class SourceGate {
       e.probing = true;
       probe = true;
     }
-    if (e.active < this.limits.maxConcurrentPerSource) return this.execute(source, e, probe, fn);
-    if (e.queue.length >= this.limits.maxQueuedPerSource) {
+    // Fair shares (red-team pass on issue 14): one party (tenant) holds at most half the source's slots and half its
+    // queue, so valid but slow calls of one tenant cannot shut every other tenant out of a shared source.
+    if (e.active < this.limits.maxConcurrentPerSource && this.activeOf(e, party) < this.partySlots(party)) return this.execute(source, e, probe, fn, party);
+    if (e.queue.length >= this.limits.maxQueuedPerSource || (party !== undefined && e.queue.filter((w) => w.party === party).length >= this.partyQueue())) {
       if (probe) e.probing = false;
       const retryAfterSeconds = this.retryAfter(e);
       this.forget(source, e);
@@ -94,9 +100,10 @@ export class SourceGate {
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => waiter.cancel();
       const waiter: Waiter = {
+        party,
         start: () => {
           signal.removeEventListener('abort', onAbort);
-          this.execute(source, e, probe, fn).then(resolve, reject);
+          this.execute(source, e, probe, fn, party).then(resolve, reject);
         },
         cancel: () => {
           const i = e.queue.indexOf(waiter);
@@ -125,8 +132,9 @@ export class SourceGate {
     return this.entries.size;
   }
 
-  private async execute<T>(source: string, e: Entry, probe: boolean, fn: () => Promise<T>): Promise<T> {
+  private async execute<T>(source: string, e: Entry, probe: boolean, fn: () => Promise<T>, party: string | undefined): Promise<T> {
     e.active++;
+    if (party !== undefined) e.activeBy.set(party, this.activeOf(e, party) + 1);
     const started = this.clock();
     let outcome: Outcome = 'neutral';
     try {
@@ -138,6 +146,11 @@ export class SourceGate {
       throw err;
     } finally {
       e.active--;
+      if (party !== undefined) {
+        const left = this.activeOf(e, party) - 1;
+        if (left > 0) e.activeBy.set(party, left);
+        else e.activeBy.delete(party);
+      }
       if (outcome !== 'neutral') e.avgMs = e.avgMs === 0 ? this.clock() - started : 0.8 * e.avgMs + 0.2 * (this.clock() - started);
       this.settle(e, outcome, probe);
       this.next(e);
@@ -157,8 +170,26 @@ export class SourceGate {
     }
   }
 
+  /** Starts waiting calls in order, skipping a party that already holds its share. */
   private next(e: Entry): void {
-    while (e.active < this.limits.maxConcurrentPerSource && e.queue.length) e.queue.shift()!.start();
+    while (e.active < this.limits.maxConcurrentPerSource) {
+      const i = e.queue.findIndex((w) => this.activeOf(e, w.party) < this.partySlots(w.party));
+      if (i === -1) return;
+      e.queue.splice(i, 1)[0].start();
+    }
+  }
+
+  private activeOf(e: Entry, party: string | undefined): number {
+    return party === undefined ? 0 : (e.activeBy.get(party) ?? 0);
+  }
+
+  /** A party's share of the running slots and of the queue: half, and at least one (no share without a party). */
+  private partySlots(party: string | undefined): number {
+    return party === undefined ? this.limits.maxConcurrentPerSource : Math.max(1, Math.ceil(this.limits.maxConcurrentPerSource / 2));
+  }
+
+  private partyQueue(): number {
+    return this.limits.maxQueuedPerSource === 0 ? 0 : Math.max(1, Math.ceil(this.limits.maxQueuedPerSource / 2));
   }
 
   private breakerOf(e: Entry): BreakerState {
@@ -176,7 +207,7 @@ export class SourceGate {
   private entry(source: string): Entry {
     let e = this.entries.get(source);
     if (!e) {
-      e = { active: 0, queue: [], consecutiveFailures: 0, openedAt: null, probing: false, avgMs: 0 };
+      e = { active: 0, queue: [], consecutiveFailures: 0, openedAt: null, probing: false, avgMs: 0, activeBy: new Map() };
       this.entries.set(source, e);
     }
     return e;

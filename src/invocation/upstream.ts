@@ -33,6 +33,8 @@ export interface UpstreamCall {
    * throws to refuse; nothing is sent then.
    */
   readonly beforeSend?: () => Promise<void>;
+  /** Who the call is for (its tenant): each party gets a fair share of a source's slots and queue. */
+  readonly party?: string;
 }
 
 /** MCP CallToolResult as toolcat passes it on. */

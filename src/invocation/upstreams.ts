@@ -41,7 +41,7 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
         return gate.run(`mcp:${target.source}`, call.signal, async () => {
           await call.beforeSend?.();
           return pool.call(target.source, target.tool, call);
-        });
+        }, call.party);
       }
       let impl: ResolvedImplementation | null;
       try {
@@ -55,7 +55,7 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
       return gate.run(`ext:${target.toolId}`, call.signal, async () => {
         await call.beforeSend?.();
         return callExtensionHttp(resolved, target, call, () => now() / 1000);
-      });
+      }, call.party);
     },
     async close(): Promise<void> {
       closed = true;

@@ -22,7 +22,7 @@ import type { DatabaseConfig } from '../../src/config/config';
 const UPSERT = 'mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }';
 const OUTPUT_SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 // Short bounds so the failure cases end quickly; retries stay at their default count.
-const CALLS = { ...DEFAULT_CALL_SETTINGS, timeoutMs: 3000, maxResultBytes: 256 * 1024, retryBackoffMs: 10, concurrencyPerSource: 2, queuePerSource: 1, breakerFailures: 3, breakerOpenSeconds: 30 };
+const CALLS = { ...DEFAULT_CALL_SETTINGS, timeoutMs: 3000, maxResultBytes: 256 * 1024, retryBackoffMs: 10, concurrencyPerSource: 4, queuePerSource: 2, breakerFailures: 3, breakerOpenSeconds: 30 };
 
 /** A TCP port with nothing listening (taken, then released). */
 async function closedPort(): Promise<number> {
@@ -507,6 +507,7 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       for (const name of ['hostile', 'slow', 'broken']) await register({ name, transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], env });
       for (const name of ['everything', 'everything-http', 'memory', 'hostile', 'slow', 'broken']) await sync(name);
       await aGrant(host, { tenantId: ta.tenantId, toolPattern: 'mcp.*' });
+      await aGrant(host, { tenantId: tb.tenantId, toolPattern: 'mcp.*' });
     });
     after(async () => {
       http?.stop();
@@ -574,12 +575,15 @@ forEachDatabase('tool calls (issue 14)', (database) => {
 
     it('bounds: a full source queue answers 429 with Retry-After while other sources answer at once', async function () {
       this.timeout(30000);
-      // Two running (the concurrency limit) and one waiting (the queue) fill the source "slow".
+      // Tenant a's share of the source "slow": two running (half of 4 slots) and one waiting (half of 2 queue places).
       const hanging = [0, 1, 2].map(() => call('mcp.slow.hang', agentMcp()));
-      await until(async () => host.app.services.invocation !== undefined && (await callLog('mcp.slow.hang')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      await until(async () => (await callLog('mcp.slow.hang')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
       const refused = await call('mcp.slow.hang', agentMcp());
       expect(refused.status, refused.text).to.equal(429);
       expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+      // Fair shares: another tenant still gets a slot on the very same source.
+      const neighbour = await call('mcp.slow.echo', tb.key, { arguments: {} });
+      expect(neighbour.status, neighbour.text).to.equal(200);
       // Another source is not held up by the hanging one (answered while all three still hang).
       const other = await call('mcp.everything.echo', agentMcp(), { arguments: { message: 'unaffected' } });
       expect(other.status).to.equal(200);

@@ -108,6 +108,31 @@ describe('SourceGate', () => {
     expect((await rejection(gate.run('a', AbortSignal.abort(), async () => 'x'))).kind).to.equal('cancelled');
   });
 
+  it('fair shares: one party (tenant) holds at most half the slots and half the queue; another party still gets in', async () => {
+    const g = new SourceGate({ ...LIMITS, maxConcurrentPerSource: 4, maxQueuedPerSource: 4 }, () => now);
+    const held = [deferred(), deferred(), deferred()];
+    const a = held.map((d) => g.run('s', never, () => d.promise, 'tenant-a'));
+    await flush();
+    // Two of a's calls run (half of 4), the third waits; a's share of the queue is 2, so a fourth waits and a fifth is refused.
+    expect(g.state('s')).to.deep.include({ active: 2, queued: 1 });
+    const a4 = deferred();
+    const fourth = g.run('s', never, () => a4.promise, 'tenant-a');
+    await flush();
+    expect((await rejection(g.run('s', never, async () => 'x', 'tenant-a'))).kind).to.equal('overloaded');
+    // Tenant b runs at once on the same source although a has calls waiting.
+    expect(await g.run('s', never, async () => 'b ran', 'tenant-b')).to.equal('b ran');
+    // When one of a's calls ends, a's next waiting call takes the slot.
+    held[0].resolve('ok');
+    await flush();
+    expect(g.state('s')).to.deep.include({ active: 2, queued: 1 });
+    held[1].resolve('ok');
+    held[2].resolve('ok');
+    await flush();
+    a4.resolve('ok');
+    expect(await Promise.all([...a, fourth])).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
+    expect(g.size).to.equal(0);
+  });
+
   it('breaker: opens at the threshold of consecutive unavailable/protocol failures; other outcomes (timeouts too) do not count', async () => {
     await rejection(gate.run('a', never, fail('unavailable')));
     await rejection(gate.run('a', never, fail('protocol')));
