@@ -1,70 +1,162 @@
 import { createHash } from 'node:crypto';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import Ajv2019 from 'ajv/dist/2019';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
+import { Piscina } from 'piscina';
+import type { CheckTask } from './argument-check.worker';
+import { type CheckedRole, type Compiled, type ValidationOutcome, analyseSchema, compileSchema, outcomeOf, scanValue, schemaName } from './schema-check';
+
+export type { ValidationOutcome } from './schema-check';
 
 /**
  * Arguments checked against the tool's own inputSchema, in its own dialect, before anything is forwarded (issue 14
- * item 3). The schema is the served standard view's: the upstream's definition as received, minus credential
- * annotations (defaults, examples) that constrain nothing, plus `type: object` on a typeless root. Validators are
- * compiled once per schema text and kept in a bounded cache.
+ * item 3), and structuredContent against the outputSchema. The schema is the served standard view's: the upstream's
+ * definition as received, minus credential annotations (defaults, examples) that constrain nothing, plus
+ * `type: object` on a typeless root.
+ *
+ * A check is bounded in time (red-team finding: `pattern: "^(a+)+$"` against 31 bytes took 3.9 s on the event loop,
+ * `uniqueItems` over 20,000 objects 4.6 s, freezing every tenant's reads). Each schema is analysed once
+ * (schema-check.ts, analyseSchema); a schema that cannot cost more than its size times the value's, checking a value
+ * of at most `inlineBytes`, with their product at most `inlineWork`, is checked inline (most calls). Any other check
+ * runs in a small pool of niced worker threads (argument-check.worker.ts) and is given `budgetMs` once it starts: a
+ * check still running then is aborted, piscina terminates its thread (a backtracking regex cannot be interrupted
+ * otherwise) and the answer is `uncheckable`, nothing sent. A full queue answers the same at once.
  */
-interface ArgumentProblem {
-  /** JSON Pointer into the arguments ('' is the arguments object itself). */
-  readonly pointer: string;
-  readonly message: string;
+export const DEFAULT_VALIDATION_BUDGET_MS = 250;
+
+export interface ArgumentValidatorOptions {
+  /** CPU time a check may take in a worker before it is abandoned (and its thread terminated). */
+  readonly budgetMs: number;
+  readonly threads: number;
+  /** Checks waiting for a thread, over all calls; one more answers uncheckable at once. */
+  readonly queue: number;
+  readonly niceIncrement: number;
+  readonly idleTimeoutMs: number;
+  /** Values larger than this (about their JSON length) are checked in a worker, whatever the schema. */
+  readonly inlineBytes: number;
+  /** The most (expanded schema objects) x (value size) checked inline. */
+  readonly inlineWork: number;
 }
 
-export type ValidationOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ArgumentProblem[] } | { readonly ok: false; readonly uncheckable: string };
+const DEFAULTS: ArgumentValidatorOptions = Object.freeze({
+  budgetMs: DEFAULT_VALIDATION_BUDGET_MS,
+  threads: Math.max(1, Math.min(2, availableParallelism())),
+  queue: 8,
+  niceIncrement: process.platform === 'linux' ? 10 : 0,
+  idleTimeoutMs: 30_000,
+  inlineBytes: 64 * 1024,
+  inlineWork: 1 << 15,
+});
 
-const OPTIONS = { allErrors: true, strict: false, validateSchema: false, allowUnionTypes: true } as const;
-const dialects = {
-  draft07: addFormats(new Ajv(OPTIONS)),
-  '2019': addFormats(new Ajv2019(OPTIONS)),
-  '2020': addFormats(new Ajv2020(OPTIONS)),
-};
-/** Most problems listed in one answer: enough to fix a call, bounded for a hostile schema. */
-const MAX_PROBLEMS = 50;
+/** A thread's start, or a wait in the queue, beyond the budget: past this the check is abandoned all the same. */
+const START_ALLOWANCE_MS = 2_000;
+
+interface SchemaEntry {
+  readonly key: string;
+  readonly text: string;
+  readonly costly: string | null;
+  readonly nodes: number;
+  /** Compiled on the main thread on first inline use only. */
+  compiled?: Compiled;
+}
 
 export class ArgumentValidator {
-  private readonly compiled = new LRUCache<string, ValidateFunction | string>({ max: 1000 });
+  private readonly schemas = new LRUCache<string, SchemaEntry>({ max: 1000 });
+  private pool: Piscina<CheckTask, ValidationOutcome> | null = null;
+  readonly options: ArgumentValidatorOptions;
+  /** For tests and metrics: how checks were made (inline, in a worker, abandoned at the budget or a full queue). */
+  readonly stats = { inline: 0, worker: 0, overBudget: 0 };
+  lastPath: 'inline' | 'worker' | null = null;
 
-  validate(inputSchema: Readonly<Record<string, unknown>>, args: unknown): ValidationOutcome {
-    const fn = this.compile(inputSchema);
-    if (typeof fn === 'string') return { ok: false, uncheckable: fn };
-    if (fn(args)) return { ok: true };
-    return { ok: false, problems: (fn.errors ?? []).slice(0, MAX_PROBLEMS).map(problemOf) };
+  constructor(options: Partial<ArgumentValidatorOptions> = {}) {
+    this.options = { ...DEFAULTS, ...options };
   }
 
-  private compile(schema: Readonly<Record<string, unknown>>): ValidateFunction | string {
+  /** Whether a value of about `valueSize` JSON characters is checked against this schema in a worker. */
+  static needsWorker(schema: Readonly<Record<string, unknown>>, valueSize: number, options: Partial<ArgumentValidatorOptions> = {}): boolean {
+    const { costly, nodes } = analyseSchema(JSON.parse(JSON.stringify(schema)));
+    return offThread({ costly, nodes }, valueSize, { ...DEFAULTS, ...options });
+  }
+
+  async validate(schema: Readonly<Record<string, unknown>>, value: unknown, role: CheckedRole = 'arguments'): Promise<ValidationOutcome> {
+    const scanned = scanValue(value);
+    if (scanned.nonFinite.length > 0) return { ok: false, problems: scanned.nonFinite };
+    const entry = this.entry(schema);
+    if (!offThread(entry, scanned.size, this.options)) {
+      this.stats.inline++;
+      this.lastPath = 'inline';
+      entry.compiled ??= compileSchema(entry.text);
+      return outcomeOf(entry.compiled, value, role);
+    }
+    this.stats.worker++;
+    this.lastPath = 'worker';
+    return this.inWorker(entry, value, role);
+  }
+
+  private entry(schema: Readonly<Record<string, unknown>>): SchemaEntry {
     const text = JSON.stringify(schema);
     const key = createHash('sha256').update(text).digest('base64url');
-    const hit = this.compiled.get(key);
-    if (hit !== undefined) return hit;
-    const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-    const ajv = /draft-0[4-7]/.test(dialect) ? dialects.draft07 : /2019-09/.test(dialect) ? dialects['2019'] : dialects['2020'];
-    // A fresh copy without $schema: the dialect is chosen above, and ajv must not look the meta-schema up by URI.
-    const { $schema: _dialect, $id: _id, ...rest } = JSON.parse(text) as Record<string, unknown>;
-    let out: ValidateFunction | string;
-    try {
-      out = ajv.compile(rest);
-    } catch (err) {
-      // Fail closed: a schema that cannot be compiled (an external $ref, say) cannot vouch for any arguments.
-      out = `the tool's inputSchema cannot be checked (${(err as Error).message.slice(0, 200)})`;
+    let entry = this.schemas.get(key);
+    if (entry === undefined) {
+      const { costly, nodes } = analyseSchema(JSON.parse(text));
+      entry = { key, text, costly, nodes };
+      this.schemas.set(key, entry);
     }
-    this.compiled.set(key, out);
-    return out;
+    return entry;
+  }
+
+  private async inWorker(entry: SchemaEntry, value: unknown, role: CheckedRole): Promise<ValidationOutcome> {
+    const o = this.options;
+    const overBudget = (): ValidationOutcome => {
+      this.stats.overBudget++;
+      const what = role === 'arguments' ? 'the arguments' : 'the structuredContent';
+      const tail = role === 'arguments' ? '; nothing was sent' : '';
+      return { ok: false, uncheckable: `${what} could not be checked against the tool's ${schemaName(role)} within ${o.budgetMs} ms (a pattern or uniqueItems too costly)${tail}` };
+    };
+    this.pool ??= new Piscina<CheckTask, ValidationOutcome>({
+      filename: join(__dirname, 'argument-check.worker.js'),
+      name: 'checkValue',
+      // One thread stays once started: piscina replaces a terminated thread only up to minThreads, and a check
+      // queued behind a terminated one would otherwise wait for the next submission (or the backstop).
+      minThreads: 1,
+      maxThreads: Math.max(1, o.threads),
+      maxQueue: Math.max(0, o.queue),
+      idleTimeout: o.idleTimeoutMs,
+      niceIncrement: o.niceIncrement,
+      // A value is bounded by the request or result size limit; this bounds what one check may hold for it.
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
+    if (this.pool.queueSize >= o.queue) return overBudget();
+    const abort = new AbortController();
+    const { port1, port2 } = new MessageChannel();
+    let budget: NodeJS.Timeout | undefined;
+    port1.once('message', () => {
+      budget = setTimeout(() => abort.abort(), o.budgetMs);
+      port1.close();
+    });
+    const backstop = setTimeout(() => abort.abort(), o.budgetMs + START_ALLOWANCE_MS + o.budgetMs * Math.ceil(o.queue / Math.max(1, o.threads)));
+    try {
+      return await this.pool.run({ key: entry.key, schemaText: entry.text, value, role, started: port2 }, { transferList: [port2], signal: abort.signal });
+    } catch (err) {
+      if (abort.signal.aborted || /queue is at limit|no task queue/i.test((err as Error).message)) return overBudget();
+      // A thread that died otherwise (its memory limit, say) vouches for nothing either: fail closed.
+      return { ok: false, uncheckable: `the tool's ${schemaName(role)} could not be checked (${(err as Error).message.slice(0, 200)})` };
+    } finally {
+      clearTimeout(budget);
+      clearTimeout(backstop);
+      port1.close();
+    }
+  }
+
+  /** Ends the worker threads (shutdown); a later check starts them again. */
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = null;
+    await p?.destroy();
   }
 }
 
-const segment = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
-function problemOf(e: ErrorObject): ArgumentProblem {
-  const params = e.params as { missingProperty?: string; additionalProperty?: string };
-  // A missing property is pointed at where it should be; an unexpected one is named.
-  const pointer = e.keyword === 'required' && params.missingProperty !== undefined ? `${e.instancePath}/${segment(params.missingProperty)}` : e.instancePath;
-  const extra = e.keyword === 'additionalProperties' && params.additionalProperty !== undefined ? ` (${params.additionalProperty})` : '';
-  return { pointer, message: `${e.message ?? e.keyword}${extra}` };
+function offThread(schema: { readonly costly: string | null; readonly nodes: number }, valueSize: number, o: ArgumentValidatorOptions): boolean {
+  return schema.costly !== null || valueSize > o.inlineBytes || schema.nodes * Math.max(1, valueSize) > o.inlineWork;
 }
