@@ -119,7 +119,7 @@ export class InvocationService {
       const prior = await this.deps.store.byKey(scope, key, new Date(this.now() - this.deps.settings.idempotencySeconds * 1000).toISOString());
       if (prior) return this.replay(prior, requestHash);
     }
-    const checked = this.validator.validate(descriptor.inputSchema, argumentsValue);
+    const checked = await this.validator.validate(descriptor.inputSchema, argumentsValue);
     const callId = randomUUID();
     const startedAt = this.now();
     const row = {
@@ -176,6 +176,7 @@ export class InvocationService {
   async stop(): Promise<void> {
     for (const c of this.running) c.cancel();
     await this.deps.upstream.close();
+    await this.validator.close();
   }
 
   private replay(prior: ToolCallEntity, requestHash: string): CallHandle {
@@ -250,7 +251,7 @@ export class InvocationService {
         let checked: { result: ToolCallResult; outcome: string };
         let answer: CallAnswer & { bytes: number };
         try {
-          checked = this.checkOutput(descriptor, row.callId, result);
+          checked = await this.checkOutput(descriptor, row.callId, result);
           answer = answerOfResult(checked.result);
         } catch (err) {
           // A result that cannot even be measured (nested past the stack, say) is the upstream's protocol error.
@@ -275,10 +276,10 @@ export class InvocationService {
    * A tool with an outputSchema promises structuredContent that matches it (MCP); one that does not is reported to
    * the caller as a tool error, never passed off as valid (issue 14 item 3), and counted (outcome output-invalid).
    */
-  private checkOutput(descriptor: ToolDescriptor, callId: string, r: UpstreamResult): { result: ToolCallResult; outcome: string } {
+  private async checkOutput(descriptor: ToolDescriptor, callId: string, r: UpstreamResult): Promise<{ result: ToolCallResult; outcome: string }> {
     const base = { callId, toolId: descriptor.toolId };
     if (descriptor.outputSchema && !r.isError) {
-      const checked = r.structuredContent === undefined ? { ok: false as const, problems: [{ pointer: '', message: 'no structuredContent, though the tool declares an outputSchema' }] } : this.validator.validate(descriptor.outputSchema, r.structuredContent);
+      const checked = r.structuredContent === undefined ? { ok: false as const, problems: [{ pointer: '', message: 'no structuredContent, though the tool declares an outputSchema' }] } : await this.validator.validate(descriptor.outputSchema, r.structuredContent, 'structuredContent');
       if (!checked.ok) {
         const why = 'problems' in checked ? checked.problems.map((x) => `${x.pointer || '/'} ${x.message}`).join('; ') : checked.uncheckable;
         return { outcome: 'output-invalid', result: { ...base, isError: true, content: [{ type: 'text', text: `toolcat: the tool's structuredContent does not match its outputSchema (${why.slice(0, 500)}); the result is withheld.` }] } };
