@@ -124,9 +124,10 @@ export class SnapshotSession {
           continue;
         }
         const task = { source: this.source, tenantId: this.state.tenantId, firstIndex: this.index + start, texts, bounds: this.deps.bounds };
-        // A small listing is examined inline: a thread round trip would cost more than the work.
+        // A small listing is examined inline: a thread round trip would cost more than the work. Only its first part:
+        // a listing fed page by page may go on for thousands of small pages, each of which would stop the event loop.
         const running =
-          start === 0 && i === count && bytes <= this.deps.pool.options.inlineBytes
+          this.index === 0 && start === 0 && i === count && bytes <= this.deps.pool.options.inlineBytes
             ? Promise.resolve({ texts, out: this.deps.pool.examineInline(task) })
             : (await this.deps.pool.submit(() => task)).done.then((out) => ({ texts, out }));
         running.catch(() => undefined); // awaited in order below; a failure must not surface as unhandled meanwhile
