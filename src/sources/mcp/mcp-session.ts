@@ -100,7 +100,7 @@ export async function openSession(
           if (page >= l.maxPages) throw new Error(`the server paginated past ${l.maxPages} pages`);
           let result: z.infer<typeof PermissivePage>;
           try {
-            result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout: l.requestTimeoutMs, signal });
+            result = await requestPage(client, cursor, l.requestTimeoutMs, signal);
           } catch (err) {
             throw explain(err);
           }
@@ -129,6 +129,25 @@ export async function openSession(
       await client.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * One `tools/list` request under the sync's deadline. The SDK adds an abort listener to the signal it is given and
+ * never removes it, and that listener's closure holds the request's answer: given the sync's deadline itself, every
+ * page of the listing stayed reachable until the sync ended (issue 12: a streamed 5,000-tool listing was still held
+ * whole, ~100 MB of descriptions). Each request gets a signal of its own that follows the deadline and is dropped with
+ * the request.
+ */
+async function requestPage(client: Client, cursor: string | undefined, timeout: number, deadline: AbortSignal): Promise<z.infer<typeof PermissivePage>> {
+  const own = new AbortController();
+  const follow = () => own.abort(deadline.reason);
+  if (deadline.aborted) follow();
+  else deadline.addEventListener('abort', follow, { once: true });
+  try {
+    return await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout, signal: own.signal });
+  } finally {
+    deadline.removeEventListener('abort', follow);
+  }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
