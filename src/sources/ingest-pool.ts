@@ -69,7 +69,7 @@ export class IngestPool {
       niceIncrement: this.options.niceIncrement,
       // A hostile listing is bounded by the transport's message limit; this bounds what one worker may hold for it.
       // The young generation is kept small (issue 12): a chunk's garbage dies young, and V8's default let each thread
-      // keep tens of MB of it between scavenges (measured: peak RSS of the 5,000-tool sync ~505-520 → ~450-470 MB).
+      // keep tens of MB of it between scavenges (measured: peak RSS of the 5,000-tool sync ~505-520 → ~450-485 MB).
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
     });
     let task: GateTask;
