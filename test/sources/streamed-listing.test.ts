@@ -6,7 +6,7 @@
 import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
 import { openSession } from '../../src/sources/mcp/mcp-session';
-import { DEFAULT_SYNC_LIMITS } from '../../src/sources/mcp/sync-limits';
+import { DEFAULT_SYNC_LIMITS } from '../../src/config/sync-settings';
 import { HOSTILE_BIN } from '../helpers/mcp-servers';
 
 describe('issue 12: a streamed tools/list', () => {
