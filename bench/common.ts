@@ -156,7 +156,7 @@ export class Gql {
 
 /** A server worker process (bench/worker.ts), stopped by the cleanups if nobody stops it first. */
 export function startWorker(label: string): { worker: Worker; stop: () => Promise<void> } {
-  const worker = Worker.start(label);
+  const worker = Worker.start(label, process.env.BENCH_WORKER_EXEC_ARGV ? process.env.BENCH_WORKER_EXEC_ARGV.split(' ') : []);
   return { worker, stop: onCleanup(() => worker.stop()) };
 }
 

@@ -18,7 +18,7 @@ import { type Options, Gql, get, log, onCleanup, startWorker } from './common';
 import type { Worker } from './ipc';
 import { type LoadResult, runLoad } from './loadgen';
 import { HOSTILE_BIN } from '../test/helpers/mcp-servers';
-import { fmt, markdownTable, mb, memoryOf, sleep } from './stats';
+import { fmt, markdownTable, mb, memoryOf, percentile, sleep } from './stats';
 
 /** What one scenario measured. */
 export interface HostileFigure {
@@ -26,8 +26,8 @@ export interface HostileFigure {
   readonly title: string;
   /** The neighbour's GET /tools while the disturbance ran. */
   readonly neighbour: LoadResult;
-  /** A write of someone else while it ran (GraphQL createTenant every 500 ms): latency and failures. */
-  readonly writes: { readonly n: number; readonly maxMs: number; readonly failures: number; readonly firstFailure: string | null };
+  /** A write of someone else while it ran (GraphQL createTenant every WRITE_PACING_MS): latency and failures. */
+  readonly writes: { readonly n: number; readonly p50Ms: number; readonly maxMs: number; readonly failures: number; readonly firstFailure: string | null };
   /** Wall time of the disturbance as the bench saw it (e.g. the syncSource round trip). */
   readonly durationMs: number;
   readonly rssBefore: number;
@@ -55,6 +55,11 @@ export interface HostileScenario {
 const NEIGHBOUR_CONCURRENCY = 4;
 /** Each connection sends a request every 40 ms: a steady 100 requests/s, not a load that saturates the server. */
 const NEIGHBOUR_PACING_MS = 40;
+/**
+ * The other writer starts its next write this long after the previous one ended. Short enough that a write lands in
+ * any publish longer than it (issue 12: with 500 ms a 200 ms swap was missed more often than not).
+ */
+const WRITE_PACING_MS = 100;
 
 /** Defect 1: a server listing 5,000 heavy tools (~16 KB descriptions, 40 properties each), synced once over stdio. */
 const bigSource: HostileScenario = {
@@ -122,9 +127,10 @@ async function withToolcat<T>(o: Options, fn: (ctx: HostileContext) => Promise<T
           baseUrl: url, targets: [{ path: '/tools', headers: { authorization: `Bearer ${neighbour.key}` } }], concurrency: NEIGHBOUR_CONCURRENCY,
           warmupMs: 0, durationMs: 600_000, maxRequests: 5_000_000, expectStatus: 200, signal: stopLoad.signal, pacingMs: NEIGHBOUR_PACING_MS,
         });
-        // Someone else writes meanwhile: one small GraphQL mutation every 500 ms (issue 12: no write of anyone else
+        // Someone else writes meanwhile: one small GraphQL mutation every WRITE_PACING_MS (issue 12: no write of anyone else
         // fails or waits seconds because a sync runs).
-        const writes = { n: 0, maxMs: 0, failures: 0, firstFailure: null as string | null };
+        const writes = { n: 0, p50Ms: 0, maxMs: 0, failures: 0, firstFailure: null as string | null };
+        const waits: number[] = [];
         const writer = (async () => {
           for (let i = 0; !stopLoad.signal.aborted; i++) {
             const w0 = performance.now();
@@ -135,8 +141,9 @@ async function withToolcat<T>(o: Options, fn: (ctx: HostileContext) => Promise<T
               writes.firstFailure ??= (err as Error).message.slice(0, 200);
             }
             writes.n++;
+            waits.push(performance.now() - w0);
             writes.maxMs = Math.max(writes.maxMs, performance.now() - w0);
-            await sleep(500);
+            await sleep(WRITE_PACING_MS);
           }
         })();
         await sleep(200); // the loops are running before the disturbance starts
@@ -146,6 +153,7 @@ async function withToolcat<T>(o: Options, fn: (ctx: HostileContext) => Promise<T
           const durationMs = performance.now() - t0;
           const neighbour = await stopAnd(load, stopLoad);
           await writer;
+          writes.p50Ms = percentile(waits.sort((a, b) => a - b), 50);
           return { result, durationMs, rssBefore, peakRss: Math.max(peakRss, memoryOf(worker.pid).rss), neighbour, writes };
         } finally {
           stopLoad.abort();
@@ -169,7 +177,7 @@ export function hostileSection(figures: readonly HostileFigure[]): string {
   const rows = figures.map((f) => {
     const l = f.neighbour.latency;
     return [
-      f.title, String(f.neighbour.requests), fmt(l.p50, 2), fmt(l.p99, 2), fmt(l.max, 1), String(f.neighbour.errors), `${f.writes.n} / ${fmt(f.writes.maxMs, 1)} / ${f.writes.failures}`,
+      f.title, String(f.neighbour.requests), fmt(l.p50, 2), fmt(l.p99, 2), fmt(l.max, 1), String(f.neighbour.errors), `${f.writes.n} / ${fmt(f.writes.p50Ms, 1)} / ${fmt(f.writes.maxMs, 1)} / ${f.writes.failures}`,
       fmt(f.durationMs / 1000, 1), mb(f.rssBefore), mb(f.peakRss),
     ];
   });
@@ -177,14 +185,14 @@ export function hostileSection(figures: readonly HostileFigure[]): string {
     const l = f.neighbour.latency;
     const ok = l.p99 < 50 && l.max < 250 && f.neighbour.errors === 0;
     return `- ${f.scenario}: neighbour p99 ${fmt(l.p99, 1)} ms (target < 50), max ${fmt(l.max, 1)} ms (target < 250), ${f.neighbour.errors} errors: ${ok ? 'met' : '**not met**'}` +
-      `${f.neighbour.firstError ? ` (first error: ${f.neighbour.firstError})` : ''}; other writes: max ${fmt(f.writes.maxMs, 0)} ms, ${f.writes.failures} failed${f.writes.firstFailure ? ` (${f.writes.firstFailure})` : ''}.`;
+      `${f.neighbour.firstError ? ` (first error: ${f.neighbour.firstError})` : ''}; other writes: max ${fmt(f.writes.maxMs, 0)} ms (target < 250: ${f.writes.maxMs < 250 && f.writes.failures === 0 ? 'met' : '**not met**'}), ${f.writes.failures} failed${f.writes.firstFailure ? ` (${f.writes.firstFailure})` : ''}.`;
   });
   return [
     '### Hostile neighbours (issue 12)',
     '',
-    markdownTable(['disturbance', 'neighbour requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other writes: n / max ms / failed', 'duration s', 'RSS before MB', 'peak RSS MB'], rows),
+    markdownTable(['disturbance', 'neighbour requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other writes: n / p50 ms / max ms / failed', 'duration s', 'RSS before MB', 'peak RSS MB'], rows),
     '',
-    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools steadily (closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections, each sending its next request ${NEIGHBOUR_PACING_MS} ms after the previous one started: ${Math.round((NEIGHBOUR_CONCURRENCY * 1000) / NEIGHBOUR_PACING_MS)} requests/s while answers are fast) from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). Other writes: a host admin's GraphQL createTenant every 500 ms meanwhile, its worst round trip and failures. toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
+    `- The neighbour is another tenant seeing 100 tools of its own source, reading GET /tools steadily (closed loop on ${NEIGHBOUR_CONCURRENCY} keep-alive connections, each sending its next request ${NEIGHBOUR_PACING_MS} ms after the previous one started: ${Math.round((NEIGHBOUR_CONCURRENCY * 1000) / NEIGHBOUR_PACING_MS)} requests/s while answers are fast) from before the disturbance starts until it ends (every request started in that window counts, also one still in flight at the end; a request the generator gave up on after 15 s is an error). Other writes: a host admin's GraphQL createTenant, the next one ${WRITE_PACING_MS} ms after the previous answer, meanwhile: their median and worst round trip and failures (the worst is the longest a write waited for the sync, e.g. for its publish). toolcat runs alone in its own process on SQLite; peak RSS sampled every 5 ms from /proc.`,
     ...targets,
     ...figures.flatMap((f) => f.notes.map((n) => `- ${n}`)),
     '',

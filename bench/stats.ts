@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 /** Small measurement helpers shared by the benchmark processes (no dependencies). */
 
 /** Nearest-rank percentile of an ascending-sorted sample (q in 0..100); NaN when empty. */
-function percentile(sorted: ArrayLike<number>, q: number): number {
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (!sorted.length) return NaN;
   const rank = Math.ceil((q / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];

@@ -15,6 +15,7 @@
  * Placeholders are not credentials (credential-shape.ts). Fixed-format tokens (AKIA…, ghp_…) count even when they
  * look fake.
  */
+import { LRUCache } from 'lru-cache';
 import { MAX_DEPTH, type View, levelViews, resetDecodeWork } from './credential-decode';
 import { decodedView } from './credential-decode-runs';
 import { RULES, scanRule } from './credential-rules';
@@ -44,38 +45,94 @@ function scanLevel(text: string, depth: number, firstPerRule: boolean, onHit: On
 }
 
 /**
- * Which character pairs occur in a text (ASCII pairs; any other character counts as 0x7f): one pass, so a keyword
- * whose first two characters never meet is ruled out without a substring search (most of a hostile text's
- * keywords, most of the rule set's for ordinary text).
+ * The rules' keywords (gitleaks' prefilter: a rule runs only over a view holding one of them), found in one pass per
+ * view (issue 12: testing each keyword with its own substring search was a quarter of a sync's CPU). Every keyword of
+ * two or more characters is filed under its first two characters (ASCII pairs; any other character counts as 0x7f):
+ * the pass looks up each position's pair and tests only the keywords filed there, with startsWith. A keyword is found
+ * exactly when `text.includes(keyword)` would be (case-insensitive rules: in the lower-cased text, as before).
  */
-/** Below this length a substring search is cheaper than building the table. */
-const PAIRS_FROM = 32 * 1024;
-const PAIRS = new Uint8Array(128 * 128);
-const LOWER_PAIRS = new Uint8Array(128 * 128);
+interface Keyword {
+  readonly id: number;
+  readonly text: string;
+  readonly ci: boolean;
+}
 const code = (c: number) => (c < 128 ? c : 127);
-function pairsOf(text: string, into: Uint8Array): Uint8Array {
-  into.fill(0);
-  for (let i = 1; i < text.length; i++) into[(code(text.charCodeAt(i - 1)) << 7) | code(text.charCodeAt(i))] = 1;
-  return into;
+const KEYWORDS: Keyword[] = [];
+const keywordId = new Map<string, number>();
+/** Per rule (same order as RULES): the ids of its keywords, or null when it has none (it always runs). */
+const RULE_KEYWORDS: ReadonlyArray<readonly number[] | null> = RULES.map((rule) =>
+  rule.keywords
+    ? rule.keywords.map((k) => {
+      const ci = rule.ci === true;
+      const at = `${ci ? 'i' : 's'}${k}`;
+      let id = keywordId.get(at);
+      if (id === undefined) {
+        id = KEYWORDS.length;
+        keywordId.set(at, id);
+        KEYWORDS.push({ id, text: k, ci });
+      }
+      return id;
+    })
+    : null);
+/** pair → keywords filed under it, for each case; and the one-character keywords, tested with includes. */
+const indexOf = (ci: boolean) => {
+  const byPair = new Map<number, Keyword[]>();
+  const single: Keyword[] = [];
+  for (const k of KEYWORDS) {
+    if (k.ci !== ci || k.text.length === 0) continue;
+    if (k.text.length < 2) {
+      single.push(k);
+      continue;
+    }
+    const pair = (code(k.text.charCodeAt(0)) << 7) | code(k.text.charCodeAt(1));
+    byPair.set(pair, [...(byPair.get(pair) ?? []), k]);
+  }
+  const table: Array<readonly Keyword[] | undefined> = new Array(128 * 128);
+  for (const [pair, ks] of byPair) table[pair] = ks;
+  return { table, single };
+};
+const SENSITIVE_INDEX = indexOf(false);
+const CI_INDEX = indexOf(true);
+/** Which keywords a view holds: `present[id] === stamp` (stamps never repeat, so the array is never cleared). */
+const present = new Float64Array(KEYWORDS.length);
+let stamp = 0;
+
+function markKeywords(text: string, index: typeof SENSITIVE_INDEX, mark: number): void {
+  for (const k of index.single) if (text.includes(k.text)) present[k.id] = mark;
+  const { table } = index;
+  const last = text.length - 1;
+  let prev = last >= 0 ? code(text.charCodeAt(0)) : 0;
+  for (let i = 0; i < last; i++) {
+    const next = code(text.charCodeAt(i + 1));
+    const ks = table[(prev << 7) | next];
+    prev = next;
+    if (ks === undefined) continue;
+    for (const k of ks) if (present[k.id] !== mark && text.startsWith(k.text, i)) present[k.id] = mark;
+  }
 }
 
 function scanView(view: View, firstPerRule: boolean, onHit: OnHit): boolean {
   let stopped = false;
-  let lower: string | undefined;
-  // Scans never nest (see scanRule), so the two tables are reused from view to view.
-  let pairs: Uint8Array | undefined;
-  let lowerPairs: Uint8Array | undefined;
-  const has = (k: string, ci: boolean): boolean => {
-    const text = ci ? (lower ??= view.text.toLowerCase()) : view.text;
-    if (k.length >= 2 && text.length >= PAIRS_FROM) {
-      const table = ci ? (lowerPairs ??= pairsOf(text, LOWER_PAIRS)) : (pairs ??= pairsOf(text, PAIRS));
-      if (!table[(code(k.charCodeAt(0)) << 7) | code(k.charCodeAt(1))]) return false;
-    }
-    return text.includes(k);
-  };
-  for (const rule of RULES) {
+  // Each case's keywords are looked up once per view, when a rule first needs them.
+  let sensitive = 0;
+  let insensitive = 0;
+  for (let r = 0; r < RULES.length; r++) {
+    const rule = RULES[r];
     if (view.formatsOnly && !rule.tokenFormat) continue;
-    if (rule.keywords && !rule.keywords.some((k) => has(k, rule.ci === true))) continue;
+    const ids = RULE_KEYWORDS[r];
+    if (ids) {
+      let mark: number;
+      if (rule.ci === true) {
+        if (!insensitive) markKeywords(view.text.toLowerCase(), CI_INDEX, (insensitive = ++stamp));
+        mark = insensitive;
+      } else {
+        if (!sensitive) markKeywords(view.text, SENSITIVE_INDEX, (sensitive = ++stamp));
+        mark = sensitive;
+      }
+      let any = false;
+      for (const id of ids) if (present[id] === mark) (any = true);
+      if (!any) continue;
+    }
     scanRule(rule, view.text, (h) => {
       const [s, e] = view.toSource(h.start, h.end);
       stopped = onHit(h.kind, s, e);
@@ -91,14 +148,30 @@ function scan(text: string, firstPerRule: boolean, onHit: OnHit): void {
   scanLevel(text, 0, firstPerRule, onHit);
 }
 
+/**
+ * What a scan found in a short text, remembered (issue 12): a tool's walk meets the same texts more than once (the
+ * compact view is scanned again as served, and it repeats the standard view's property descriptions, names, types
+ * and enum values), and a listing repeats them from tool to tool. The scan is a pure function of the text, so a
+ * remembered answer is the answer. Bounded by characters; long texts are always scanned (they rarely repeat).
+ */
+const MEMO_TEXT_CHARS = 4096;
+const kindsMemo = new LRUCache<string, readonly string[]>({ maxSize: 2_000_000, sizeCalculation: (_v, k) => k.length + 64 });
+
 /** The kinds of credential found in `text` (empty when none), in any of its decoded views. Linear in its length. */
 export function findCredentialKinds(text: string): string[] {
+  const memo = text.length <= MEMO_TEXT_CHARS;
+  const known = memo ? kindsMemo.get(text) : undefined;
+  if (known) return [...known];
   const kinds = new Set<string>();
   scan(text, true, (kind) => (kinds.add(kind), false));
-  return [...kinds];
+  const out = [...kinds];
+  if (memo) kindsMemo.set(text, Object.freeze([...out]));
+  return out;
 }
 
+/** Whether `text` holds any credential (the same scan as findCredentialKinds, which it shares the memo with). */
 export function containsCredential(text: string): boolean {
+  if (text.length <= MEMO_TEXT_CHARS) return findCredentialKinds(text).length > 0;
   let found = false;
   scan(text, true, () => (found = true));
   return found;

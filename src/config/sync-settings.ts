@@ -24,7 +24,7 @@ export interface SyncLimits {
   readonly maxMessageBytes: number;
 }
 
-const DEFAULT_SYNC_LIMITS: SyncLimits = Object.freeze({
+export const DEFAULT_SYNC_LIMITS: SyncLimits = Object.freeze({
   connectTimeoutMs: 20_000,
   requestTimeoutMs: 15_000,
   syncTimeoutMs: 60_000,

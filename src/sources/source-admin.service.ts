@@ -190,9 +190,18 @@ export class SourceAdminService {
       quarantinedCount: old?.quarantinedCount ?? 0,
       createdAt: old?.createdAt ?? nowIso(),
     });
-    const saved = await m.getRepository(McpSourceEntity).save(row);
-    await secretsRepo.save(secretsRepo.create({ sourceName: spec.name, env: JSON.stringify(secrets.env), url: secrets.url ? JSON.stringify(secrets.url) : null, headers: JSON.stringify(secrets.headers) }));
-    return saved;
+    const secretRow = secretsRepo.create({ sourceName: spec.name, env: JSON.stringify(secrets.env), url: secrets.url ? JSON.stringify(secrets.url) : null, headers: JSON.stringify(secrets.headers) });
+    if (old) {
+      const saved = await m.getRepository(McpSourceEntity).save(row);
+      await secretsRepo.save(secretRow);
+      return saved;
+    }
+    // A new source is inserted, never saved: save() reads by primary key first and updates what it finds, so on
+    // PostgreSQL a registration whose check ran before a twin committed turned into an update of the twin (4 of 40
+    // racing registrations answered OK). An insert meets the primary key, which answers CONFLICT (issue 12 defect 5).
+    await m.getRepository(McpSourceEntity).insert(row);
+    await secretsRepo.insert(secretRow);
+    return row;
   }
 
   /** Everything about a source but secret values (only their names); writeAudit redacts what looks like a credential (a token typed into args). */

@@ -70,6 +70,19 @@ export class SourceSnapshotService {
     return this.attempt(sourceName, (s) => s.add(rawTools));
   }
 
+  /**
+   * A listing streamed page by page (issue 12: a sync never holds the whole listing): `list` fetches it and hands each
+   * page to `eachPage`, which examines, plans and stages it while the next one is fetched. `beforeCommit` may refuse
+   * to publish (throws; nothing is published). When the source was projected meanwhile (`stale`), the listing is
+   * fetched again from the start (the pages are gone), as apply() plans it again.
+   */
+  async applyListed(sourceName: string, list: (eachPage: (page: readonly unknown[]) => Promise<void>) => Promise<unknown>, beforeCommit?: () => void): Promise<SnapshotOutcome> {
+    return this.attempt(sourceName, async (s) => {
+      await list((page) => s.add(page));
+      beforeCommit?.();
+    });
+  }
+
   /** Starts a paged snapshot of a source (see SnapshotWriter). */
   async begin(sourceName: string): Promise<SnapshotWriter> {
     const session = await SnapshotSession.open(this.deps(), sourceName, nowIso());

@@ -198,9 +198,15 @@ export class SourceSyncService {
         });
         if (this.opts.keepSessions && !this.stopped) this.sessions.set(name, session);
       }
-      const raw = await session.listAllTools(this.opts.limits, deadline, (p) => this.pageRead(name, p));
-      if (lease?.lost) throw new Error('the sync lock was lost (its database connection ended) before the listing could be applied; nothing was changed');
-      const out = await this.snapshots.apply(name, raw);
+      // Each page is examined and staged as it arrives (issue 12: a sync's memory is a window of pages, not the listing).
+      const listing = session;
+      const out = await this.snapshots.applyListed(
+        name,
+        (eachPage) => listing.listAllTools(this.opts.limits, deadline, (p) => this.pageRead(name, p), eachPage),
+        () => {
+          if (lease?.lost) throw new Error('the sync lock was lost (its database connection ended) before the listing could be applied; nothing was changed');
+        },
+      );
       const status: SourceStatus = out.quarantined > 0 ? 'degraded' : 'ok';
       const now = nowIso();
       await this.ds.getRepository(McpSourceEntity).update({ name }, { status, lastError: null, lastSyncAt: now, lastSuccessAt: now, ...NO_PROGRESS });

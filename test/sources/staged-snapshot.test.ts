@@ -51,6 +51,39 @@ forEachDatabase('issue 12: staged snapshots', (database) => {
     expect(row.safety_tier).to.equal('read');
   });
 
+  it('a listing streamed page by page is staged as it arrives and, when the source was projected meanwhile, fetched again from the start', async function () {
+    this.timeout(60000);
+    const { host } = suite;
+    await register('streamed');
+    await host.app.services.snapshots.apply('streamed', heavyTools(12, 0, 'q'));
+    const pages = [heavyTools(12, 1, 'q').slice(0, 5), heavyTools(12, 1, 'q').slice(5, 10), heavyTools(12, 1, 'q').slice(10)];
+    const events: string[] = [];
+    let listings = 0;
+    const out = await host.app.services.snapshots.applyListed('streamed', async (eachPage) => {
+      const n = ++listings;
+      for (const [i, page] of pages.entries()) {
+        // The first listing is overtaken by a classification after its first page: its snapshot must not be published.
+        if (n === 1 && i === 1) await host.gqlOk(CLASSIFY, { i: { toolId: 'mcp.streamed.q_00003', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' } });
+        events.push(`listing ${n} page ${i}`);
+        await eachPage(page);
+        events.push(`listing ${n} page ${i} staged`);
+      }
+    });
+    expect(listings, 'fetched again after the stale attempt').to.equal(2);
+    // Each page is examined and staged before the next is asked for: the listing is never held whole.
+    expect(events).to.deep.equal([1, 2].flatMap((n) => [0, 1, 2].flatMap((i) => [`listing ${n} page ${i}`, `listing ${n} page ${i} staged`])));
+    expect(out).to.include({ served: 12, changed: 12, added: 0 });
+    const rows = (await host.app.dataSource.query("SELECT tool_id, safety_tier, claims FROM tool WHERE origin = 'streamed' ORDER BY tool_id")) as Array<{ tool_id: string; safety_tier: string; claims: string }>;
+    expect(rows.map((r) => JSON.parse(r.claims).churn)).to.deep.equal(Array(12).fill(1));
+    expect(rows.find((r) => r.tool_id === 'mcp.streamed.q_00003')?.safety_tier).to.equal('read');
+    // A refusal before the commit publishes nothing.
+    const refused = await host.app.services.snapshots.applyListed('streamed', async (eachPage) => eachPage(heavyTools(3, 2, 'q')), () => {
+      throw new Error('lease lost');
+    }).then(() => null, (e: Error) => e.message);
+    expect(refused).to.equal('lease lost');
+    expect((await host.app.dataSource.query("SELECT count(*) AS n FROM tool WHERE origin = 'streamed'"))[0].n).to.satisfy((n: unknown) => Number(n) === 12);
+  });
+
   it('an unchanged listing is not examined again, and a row stored without a listing hash is compared by text once', async function () {
     this.timeout(60000);
     const { host } = suite;

@@ -25,7 +25,11 @@ export interface ListProgress {
  */
 export interface McpSession {
   /** All pages of tools/list, within the limits and the signal (the whole sync's deadline); onPage after each page. */
-  listAllTools(limits: SyncLimits, signal: AbortSignal, onPage?: (p: ListProgress) => void): Promise<unknown[]>;
+  /**
+   * Every page of `tools/list`. With `eachPage`, each page is handed to it as it arrives (awaited before the page after
+   * the next one is asked for, so at most two pages are held) and nothing is accumulated: the answer is then empty.
+   */
+  listAllTools(limits: SyncLimits, signal: AbortSignal, onPage?: (p: ListProgress) => void, eachPage?: (tools: unknown[]) => Promise<void>): Promise<unknown[]>;
   close(): Promise<void>;
   readonly closed: boolean;
 }
@@ -143,23 +147,39 @@ export async function openSession(
     get closed() {
       return closed;
     },
-    async listAllTools(l, signal, onPage) {
+    async listAllTools(l, signal, onPage, eachPage) {
       const tools: unknown[] = [];
+      let read = 0;
       let cursor: string | undefined;
-      for (let page = 0; ; page++) {
-        if (page >= l.maxPages) throw new Error(`the server paginated past ${l.maxPages} pages`);
-        let result: z.infer<typeof PermissivePage>;
-        try {
-          result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout: l.requestTimeoutMs, signal });
-        } catch (err) {
-          throw explain(err);
+      // Streaming: the previous page is examined while this one is fetched; its failure surfaces at the next await.
+      let handing: Promise<void> = Promise.resolve();
+      try {
+        for (let page = 0; ; page++) {
+          if (page >= l.maxPages) throw new Error(`the server paginated past ${l.maxPages} pages`);
+          let result: z.infer<typeof PermissivePage>;
+          try {
+            result = await requestPage(client, cursor, l.requestTimeoutMs, signal);
+          } catch (err) {
+            throw explain(err);
+          }
+          read += result.tools.length;
+          if (read > l.maxTools) throw new Error(`the server listed more than ${l.maxTools} tools`);
+          if (eachPage) {
+            await handing;
+            handing = eachPage(result.tools);
+            handing.catch(() => undefined); // awaited below or at the next page
+          } else tools.push(...result.tools);
+          onPage?.({ pages: page + 1, toolsRead: read });
+          if (!result.nextCursor) {
+            await handing;
+            return tools;
+          }
+          if (result.nextCursor === cursor) throw new Error('the server repeated the same cursor');
+          cursor = result.nextCursor;
         }
-        tools.push(...result.tools);
-        if (tools.length > l.maxTools) throw new Error(`the server listed more than ${l.maxTools} tools`);
-        onPage?.({ pages: page + 1, toolsRead: tools.length });
-        if (!result.nextCursor) return tools;
-        if (result.nextCursor === cursor) throw new Error('the server repeated the same cursor');
-        cursor = result.nextCursor;
+      } catch (err) {
+        await handing.catch(() => undefined); // never leave a page being examined behind a failed listing
+        throw err;
       }
     },
     async close() {
@@ -167,6 +187,25 @@ export async function openSession(
       await client.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * One `tools/list` request under the sync's deadline. The SDK adds an abort listener to the signal it is given and
+ * never removes it, and that listener's closure holds the request's answer: given the sync's deadline itself, every
+ * page of the listing stayed reachable until the sync ended (issue 12: a streamed 5,000-tool listing was still held
+ * whole, ~100 MB of descriptions). Each request gets a signal of its own that follows the deadline and is dropped with
+ * the request.
+ */
+async function requestPage(client: Client, cursor: string | undefined, timeout: number, deadline: AbortSignal): Promise<z.infer<typeof PermissivePage>> {
+  const own = new AbortController();
+  const follow = () => own.abort(deadline.reason);
+  if (deadline.aborted) follow();
+  else deadline.addEventListener('abort', follow, { once: true });
+  try {
+    return await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout, signal: own.signal });
+  } finally {
+    deadline.removeEventListener('abort', follow);
+  }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string, signal?: AbortSignal, signalMessage = `timed out ${what}`): Promise<T> {
