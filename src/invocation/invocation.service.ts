@@ -58,6 +58,8 @@ export interface CallFinished {
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
+/** A call whose decision is at least this old when it leaves its source's queue is decided again before it is sent. */
+const REDECIDE_AFTER_MS = 50;
 
 /**
  * The invocation core (issue 14): a call is allowed exactly when the caller's own GET /tools/{toolId} would answer
@@ -223,7 +225,9 @@ export class InvocationService {
             timeoutMs: Math.max(1, deadline - this.now()),
             maxResultBytes: settings.maxResultBytes,
             onProgress: (pr) => events.push({ type: 'progress', callId: row.callId, ...boundedProgress(pr) }),
-            beforeSend: () => this.stillAllowed(p, descriptor.toolId),
+            // Asked again only for a call that waited (its decision is older than REDECIDE_AFTER_MS): one admitted at
+            // once goes out on the decision just made, without three more reads on the hot path.
+            beforeSend: () => (this.now() - startedAt >= REDECIDE_AFTER_MS ? this.stillAllowed(p, descriptor.toolId) : Promise.resolve()),
             party: p.tenantId,
           });
         } catch (err) {

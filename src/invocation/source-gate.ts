@@ -88,9 +88,10 @@ export class SourceGate {
       e.probing = true;
       probe = true;
     }
-    // Fair shares (red-team pass on issue 14): one party (tenant) holds at most half the source's slots and half its
-    // queue, so valid but slow calls of one tenant cannot shut every other tenant out of a shared source.
-    if (e.active < this.limits.maxConcurrentPerSource && this.activeOf(e, party) < this.partySlots(party)) return this.execute(source, e, probe, fn, party);
+    // Fair shares (red-team pass on issue 14): past half the source's slots a party (tenant) runs only while no other
+    // party waits and never into the last quarter (mayStart); it holds at most half the queue; a freed slot goes first
+    // to a party under its share. So valid but slow calls of one tenant cannot shut others out of a shared source.
+    if (e.active < this.limits.maxConcurrentPerSource && this.mayStart(e, party)) return this.execute(source, e, probe, fn, party);
     if (e.queue.length >= this.limits.maxQueuedPerSource || (party !== undefined && e.queue.filter((w) => w.party === party).length >= this.partyQueue())) {
       if (probe) e.probing = false;
       const retryAfterSeconds = this.retryAfter(e);
@@ -170,13 +171,29 @@ export class SourceGate {
     }
   }
 
-  /** Starts waiting calls in order, skipping a party that already holds its share. */
+  /** Starts waiting calls in order, a party under its share first; work-conserving: a free slot never stays idle. */
   private next(e: Entry): void {
-    while (e.active < this.limits.maxConcurrentPerSource) {
-      const i = e.queue.findIndex((w) => this.activeOf(e, w.party) < this.partySlots(w.party));
-      if (i === -1) return;
+    while (e.active < this.limits.maxConcurrentPerSource && e.queue.length) {
+      const under = e.queue.findIndex((w) => this.activeOf(e, w.party) < this.partySlots(w.party));
+      const i = under !== -1 ? under : e.queue.findIndex((w) => this.mayStart(e, w.party));
+      if (i === -1) return; // the slots left are the reserve for another party
       e.queue.splice(i, 1)[0].start();
     }
+  }
+
+  /**
+   * Under its share a party always may start; past it only while no other party waits, and never into the last
+   * quarter of the slots (at least one), which stays free for a party that comes later.
+   */
+  private mayStart(e: Entry, party: string | undefined): boolean {
+    const mine = this.activeOf(e, party);
+    if (mine < this.partySlots(party)) return true;
+    const reserve = Math.max(1, Math.floor(this.limits.maxConcurrentPerSource / 4));
+    return !this.othersWait(e, party) && mine < this.limits.maxConcurrentPerSource - reserve;
+  }
+
+  private othersWait(e: Entry, party: string | undefined): boolean {
+    return e.queue.some((w) => w.party !== party);
   }
 
   private activeOf(e: Entry, party: string | undefined): number {

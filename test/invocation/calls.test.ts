@@ -365,8 +365,9 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       this.timeout(20000);
       const t = await aTenantWithKey(host, 'calls-release');
       await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.hang_q' });
-      const hanging = [0, 1, 2].map(() => call('ext.hang_q', t.key));
-      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      // Three running (4 slots less the reserve) and one waiting (its half of the queue): the next is refused.
+      const hanging = [0, 1, 2, 3].map(() => call('ext.hang_q', t.key));
+      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 4, 5000, 20);
       const refused = await call('ext.hang_q', t.key, { arguments: {} }, { 'idempotency-key': 'release-1' });
       expect(refused.status).to.equal(429);
       await Promise.all(hanging);
@@ -385,16 +386,17 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.hang_q' });
       const victim = await aPrincipal(host, t.tenantId, 'calls-revoke-victim');
       const before = endpoint.count('hang_q');
-      const hanging = [0, 1].map(() => call('ext.hang_q', t.key));
-      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 2, 5000, 20);
-      const queued = call('ext.hang_q', victim.key);
+      // The tenant's three running calls leave only the reserve, which is not its to take: the victim's call waits.
+      const hanging = [0, 1, 2].map(() => call('ext.hang_q', t.key));
       await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      const queued = call('ext.hang_q', victim.key);
+      await until(async () => (await callLog('ext.hang_q')).filter((c) => c.status === 'running').length >= 4, 5000, 20);
       await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: victim.principalId });
       await Promise.all(hanging);
       const r = await queued;
       expect(r.status, r.text).to.equal(404);
       expect(r.text).to.equal((await host.get('/tools/ext.no-such-tool', t.key)).text);
-      expect(endpoint.count('hang_q') - before, 'only the two running calls reached the endpoint').to.equal(2);
+      expect(endpoint.count('hang_q') - before, 'only the three running calls reached the endpoint').to.equal(3);
       expect((await callLog('ext.hang_q')).find((c) => c.principalId === victim.principalId)).to.include({ outcome: 'revoked' });
     });
 
@@ -575,20 +577,20 @@ forEachDatabase('tool calls (issue 14)', (database) => {
 
     it('bounds: a full source queue answers 429 with Retry-After while other sources answer at once', async function () {
       this.timeout(30000);
-      // Tenant a's share of the source "slow": two running (half of 4 slots) and one waiting (half of 2 queue places).
-      const hanging = [0, 1, 2].map(() => call('mcp.slow.hang', agentMcp()));
-      await until(async () => (await callLog('mcp.slow.hang')).filter((c) => c.status === 'running').length >= 3, 5000, 20);
+      // Tenant a alone on the source "slow": three running (4 slots less the reserve) and one waiting (half of 2 places).
+      const hanging = [0, 1, 2, 3].map(() => call('mcp.slow.hang', agentMcp()));
+      await until(async () => (await callLog('mcp.slow.hang')).filter((c) => c.status === 'running').length >= 4, 5000, 20);
       const refused = await call('mcp.slow.hang', agentMcp());
       expect(refused.status, refused.text).to.equal(429);
       expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
-      // Fair shares: another tenant still gets a slot on the very same source.
+      // Fair shares: another tenant still gets a slot (the reserve) on the very same source, at once.
       const neighbour = await call('mcp.slow.echo', tb.key, { arguments: {} });
       expect(neighbour.status, neighbour.text).to.equal(200);
       // Another source is not held up by the hanging one (answered while all three still hang).
       const other = await call('mcp.everything.echo', agentMcp(), { arguments: { message: 'unaffected' } });
       expect(other.status).to.equal(200);
       const done = await Promise.all(hanging);
-      expect(done.map((d) => d.status)).to.deep.equal([504, 504, 504]);
+      expect(done.map((d) => d.status)).to.deep.equal([504, 504, 504, 504]);
     });
 
     it('a failing source opens its circuit: 503 SOURCE_UNAVAILABLE with Retry-After, nothing sent; other sources unaffected', async function () {

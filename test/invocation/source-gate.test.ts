@@ -108,28 +108,28 @@ describe('SourceGate', () => {
     expect((await rejection(gate.run('a', AbortSignal.abort(), async () => 'x'))).kind).to.equal('cancelled');
   });
 
-  it('fair shares: one party (tenant) holds at most half the slots and half the queue; another party still gets in', async () => {
+  it('fair shares: a party alone uses all but a reserve; it holds at most half the queue; another party gets the reserve at once', async () => {
     const g = new SourceGate({ ...LIMITS, maxConcurrentPerSource: 4, maxQueuedPerSource: 4 }, () => now);
-    const held = [deferred(), deferred(), deferred()];
+    const held = Array.from({ length: 5 }, () => deferred());
     const a = held.map((d) => g.run('s', never, () => d.promise, 'tenant-a'));
     await flush();
-    // Two of a's calls run (half of 4), the third waits; a's share of the queue is 2, so a fourth waits and a fifth is refused.
-    expect(g.state('s')).to.deep.include({ active: 2, queued: 1 });
-    const a4 = deferred();
-    const fourth = g.run('s', never, () => a4.promise, 'tenant-a');
-    await flush();
-    expect((await rejection(g.run('s', never, async () => 'x', 'tenant-a'))).kind).to.equal('overloaded');
-    // Tenant b runs at once on the same source although a has calls waiting.
+    // Alone, tenant a runs on 3 of 4 slots (one is the reserve); 2 more wait (its half of the queue).
+    expect(g.state('s')).to.deep.include({ active: 3, queued: 2 });
+    expect((await rejection(g.run('s', never, async () => 'x', 'tenant-a'))).kind, "past a's half of the queue").to.equal('overloaded');
+    // Tenant b runs at once on the reserve, although a has calls waiting.
     expect(await g.run('s', never, async () => 'b ran', 'tenant-b')).to.equal('b ran');
-    // When one of a's calls ends, a's next waiting call takes the slot.
+    // With b waiting, a freed slot goes to b first (a is past its share).
+    const b2held = deferred();
+    const b2 = g.run('s', never, () => b2held.promise, 'tenant-b');
+    const b3 = g.run('s', never, async () => 'b3', 'tenant-b');
+    await flush();
     held[0].resolve('ok');
     await flush();
-    expect(g.state('s')).to.deep.include({ active: 2, queued: 1 });
-    held[1].resolve('ok');
-    held[2].resolve('ok');
+    b2held.resolve('b2');
+    expect(await Promise.all([b2, b3])).to.deep.equal(['b2', 'b3']);
+    for (const d of held.slice(1)) d.resolve('ok');
     await flush();
-    a4.resolve('ok');
-    expect(await Promise.all([...a, fourth])).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
+    expect(await Promise.all(a)).to.deep.equal(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(g.size).to.equal(0);
   });
 
