@@ -29,7 +29,6 @@ import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
 import { CeilingService } from './services/ceiling.service';
 import { type CallFinished, InvocationService } from './invocation/invocation.service';
-import type { Upstream } from './invocation/upstream';
 import { createUpstreams } from './invocation/upstreams';
 import { ExtensionImplementationStore } from './persistence/extension-implementation.store';
 import { ToolCallStore } from './persistence/tool-call.store';
@@ -72,7 +71,7 @@ export class PendingMigrationsError extends Error {
  * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
  * Fails whole (and closes what it opened) when anything is misconfigured: no half-configured service.
  */
-export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions>; /** Tests: where calls go instead of the real sources and implementations. */ upstream?: Upstream } = {}): Promise<App> {
+export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions> } = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
   const dataSource = createDataSource(config.db);
   await dataSource.initialize();
@@ -115,23 +114,21 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     // Issue 14: calls go through the catalog's own decision, then to the tool's source or implementation.
     const calls = new ToolCallStore(dataSource);
     const implementations = new ExtensionImplementationStore(dataSource, config.secretEnv);
-    const upstream =
-      opts.upstream ??
-      createUpstreams({
-        dataSource,
-        env: config.secretEnv,
-        version: config.hostVersion,
-        resolveExtension: (toolId) => implementations.resolve(toolId),
-        limits: {
-          maxConcurrentPerSource: config.calls.concurrencyPerSource,
-          maxQueuedPerSource: config.calls.queuePerSource,
-          breakerFailureThreshold: config.calls.breakerFailures,
-          breakerOpenMs: config.calls.breakerOpenSeconds * 1000,
-        },
-        connectTimeoutMs: config.syncLimits.connectTimeoutMs,
-        maxMessageBytes: config.calls.maxResultBytes + 64 * 1024,
-        log,
-      });
+    const upstream = createUpstreams({
+      dataSource,
+      env: config.secretEnv,
+      version: config.hostVersion,
+      resolveExtension: (toolId) => implementations.resolve(toolId),
+      limits: {
+        maxConcurrentPerSource: config.calls.concurrencyPerSource,
+        maxQueuedPerSource: config.calls.queuePerSource,
+        breakerFailureThreshold: config.calls.breakerFailures,
+        breakerOpenMs: config.calls.breakerOpenSeconds * 1000,
+      },
+      connectTimeoutMs: config.syncLimits.connectTimeoutMs,
+      maxMessageBytes: config.calls.maxResultBytes + 64 * 1024,
+      log,
+    });
     const callsHook: { current?: (f: CallFinished) => void } = {};
     const invocation = new InvocationService({
       ds: dataSource, generation, catalog, upstream, store: calls, settings: config.calls, log,
@@ -156,7 +153,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       catalog,
       invocation,
       calls,
-      callSessions: { drop: (source) => ('pool' in upstream ? (upstream as { pool: { drop(s: string): Promise<void> } }).pool.drop(source) : Promise.resolve()) },
+      callSessions: { drop: (source) => upstream.pool.drop(source) },
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
     if (config.configFile) await applyConfigFile(services, config.configFile);

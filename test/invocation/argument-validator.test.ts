@@ -8,20 +8,12 @@
 import { expect } from 'chai';
 import { ArgumentValidator, DEFAULT_VALIDATION_BUDGET_MS, type ValidationOutcome } from '../../src/invocation/argument-validator';
 import { compileSchema, outcomeOf } from '../../src/invocation/schema-check';
+import { mulberry32 } from '../compact/sampler';
 
 type Schema = Record<string, unknown>;
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated (the seed is printed). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32 (test/compact/sampler.ts): a small seeded generator, so a failing run can be repeated (the seed is printed).
+const rng = mulberry32;
 
 /** Runs `check` and records, in order, when callbacks scheduled at its start ran and when it settled. */
 async function withOrder(check: () => Promise<ValidationOutcome>): Promise<{ order: string[]; outcome: ValidationOutcome }> {
