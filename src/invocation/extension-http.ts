@@ -1,4 +1,6 @@
 import type { ResolvedImplementation } from '../persistence/extension-implementation.store';
+import { boundedFetch } from '../sources/mcp/bounded-fetch';
+import { MessageTooLargeError } from '../sources/mcp/message-too-large';
 import { signedHeaders } from './signature';
 import { type UpstreamCall, UpstreamError, type UpstreamResult } from './upstream';
 
@@ -10,8 +12,8 @@ import { type UpstreamCall, UpstreamError, type UpstreamResult } from './upstrea
  *
  * The implementation's URL and secret may be secrets themselves (`{ fromEnv }`): no message built here quotes
  * either, nor the answer's body. Redirects are not followed (a redirect could carry the signed call elsewhere).
- * The answer is read incrementally and abandoned past maxResultBytes, so an endpoint cannot make toolcat buffer
- * more than the call's result bound.
+ * The answer is read through the same bounded fetch as MCP's Streamable HTTP (no redirects, cut off past
+ * maxResultBytes), so an endpoint cannot make toolcat buffer more than the call's result bound.
  */
 export async function callExtensionHttp(
   impl: ResolvedImplementation,
@@ -25,11 +27,10 @@ export async function callExtensionHttp(
   const signal = AbortSignal.any([call.signal, timeout]);
   let res: Response;
   try {
-    res = await fetch(impl.url, {
+    res = await boundedFetch(call.maxResultBytes)(impl.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...signedHeaders(impl.secret, body, nowSeconds()) },
       body,
-      redirect: 'manual',
       signal,
     });
   } catch (err) {
@@ -40,7 +41,13 @@ export async function callExtensionHttp(
       // Whether the endpoint ran the tool is unknown after any answer: never retryable.
       throw new UpstreamError(res.status >= 500 ? 'unavailable' : 'protocol', `the extension's implementation answered HTTP ${res.status}`);
     }
-    const text = await readBounded(res, call.maxResultBytes);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      if (err instanceof MessageTooLargeError) throw new UpstreamError('too-large', `the extension's result is larger than ${call.maxResultBytes} bytes (TOOLCAT_CALL_MAX_RESULT_BYTES)`);
+      throw err;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -55,30 +62,6 @@ export async function callExtensionHttp(
     // An abandoned body keeps its socket busy; cancel it so the connection is freed.
     await res.body?.cancel().catch(() => undefined);
   }
-}
-
-async function readBounded(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function tooLarge(maxBytes: number): UpstreamError {
-  return new UpstreamError('too-large', `the extension's result is larger than ${maxBytes} bytes (TOOLCAT_CALL_MAX_RESULT_BYTES)`);
 }
 
 /** The answer as an MCP CallToolResult, checked for shape (content blocks are passed on as they are). */

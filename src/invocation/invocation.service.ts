@@ -109,14 +109,12 @@ export class InvocationService {
     if (jsonDepth(argumentsValue, this.deps.settings.maxArgumentDepth) > this.deps.settings.maxArgumentDepth) {
       throw invalidArguments([{ pointer: '', message: `arguments are nested deeper than ${this.deps.settings.maxArgumentDepth} levels` }]);
     }
-    // The decision, exactly as GET /tools/{toolId} makes it, on the catalog as stored now (every replica's changes).
-    await this.deps.generation.poll(this.deps.ds);
-    const found = await this.deps.catalog.get(p, toolId, 'standard');
-    if (!found) return null;
-    const descriptor = found.descriptor as ToolDescriptor;
-    const scope = createHash('sha256').update(decisionKey(p)).digest('hex');
+    const descriptor = await this.decide(p, toolId);
+    if (!descriptor) return null;
+    const scope = scopeOf(p);
     const argumentText = canonical(argumentsValue as JsonValue);
-    const requestHash = createHash('sha256').update(canonical([descriptor.toolId, argumentsValue as JsonValue])).digest('hex');
+    // canonical([toolId, arguments]), spelled from the text already made: the arguments are canonicalised once.
+    const requestHash = createHash('sha256').update(`[${JSON.stringify(descriptor.toolId)},${argumentText}]`).digest('hex');
     if (key !== null) {
       const prior = await this.deps.store.byKey(scope, key, new Date(this.now() - this.deps.settings.idempotencySeconds * 1000).toISOString());
       if (prior) return this.replay(prior, requestHash);
@@ -144,8 +142,7 @@ export class InvocationService {
 
   /** A past call of this caller, as its answer (status and body), or null: anyone else's is as unknown as none. */
   async past(p: Principal, toolId: string, callId: string): Promise<{ status: string; outcome: string | null; answer: CallAnswer | null; row: ToolCallEntity } | null> {
-    const scope = createHash('sha256').update(decisionKey(p)).digest('hex');
-    const row = await this.deps.store.mine(scope, toolId, callId);
+    const row = await this.deps.store.mine(scopeOf(p), toolId, callId);
     return row ? { status: row.status, outcome: row.outcome, answer: row.answer === null ? null : (JSON.parse(row.answer) as CallAnswer), row } : null;
   }
 
@@ -154,9 +151,15 @@ export class InvocationService {
    * be active and the tool still visible to it, on the catalog as stored now. Otherwise nothing is sent.
    */
   private async stillAllowed(p: Principal, toolId: string): Promise<void> {
-    await this.deps.generation.poll(this.deps.ds);
     const active = this.deps.principalActive ? await this.deps.principalActive(p) : true;
-    if (!active || !(await this.deps.catalog.get(p, toolId, 'standard'))) throw new UpstreamError('revoked', 'the tool is no longer available to this caller');
+    if (!active || !(await this.decide(p, toolId))) throw new UpstreamError('revoked', 'the tool is no longer available to this caller');
+  }
+
+  /** The decision, exactly as GET /tools/{toolId} makes it, on the catalog as stored now (every replica's changes). */
+  private async decide(p: Principal, toolId: unknown): Promise<ToolDescriptor | null> {
+    await this.deps.generation.poll(this.deps.ds);
+    const found = await this.deps.catalog.get(p, toolId, 'standard');
+    return found ? (found.descriptor as ToolDescriptor) : null;
   }
 
   /**
@@ -303,6 +306,11 @@ export class InvocationService {
     }
     this.deps.onFinished?.({ toolId: row.toolId, source: targetOf(row.toolId).kind === 'mcp' ? (targetOf(row.toolId) as { source: string }).source : 'host-extension', outcome, durationMs });
   }
+}
+
+/** Whose calls these are: a hash of everything the caller's decision depends on (issue 11 defect 1). */
+function scopeOf(p: Principal): string {
+  return createHash('sha256').update(decisionKey(p)).digest('hex');
 }
 
 function invalidArguments(problems: ReadonlyArray<{ pointer: string; message: string }>): CatalogError {

@@ -1,3 +1,4 @@
+import { followSignal } from '../shared/follow-signal';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DataSource } from 'typeorm';
@@ -209,10 +210,7 @@ export class McpCallPool {
     // A signal of this connect's own, aborted by shutdown: the SDK never removes the abort listener it adds to the
     // signal it is given, so giving it the pool-wide one grew that signal by a listener per reconnect (a server
     // that keeps crashing made it grow without bound).
-    const connecting = new AbortController();
-    const onClosing = () => connecting.abort(this.closing.signal.reason);
-    if (this.closing.signal.aborted) onClosing();
-    else this.closing.signal.addEventListener('abort', onClosing, { once: true });
+    const connecting = followSignal(this.closing.signal);
     try {
       session.conn = await connect(spec, secrets, this.deps.env, {
         version: this.deps.version,
@@ -233,7 +231,7 @@ export class McpCallPool {
       // Nothing was sent: the request never left toolcat.
       throw new UpstreamError('unavailable', `cannot connect to source ${source}: ${this.clean(session, err)}`, { retryable: true });
     } finally {
-      this.closing.signal.removeEventListener('abort', onClosing);
+      connecting.release();
     }
     this.routeProgress(session, session.conn, spec.transport === 'http' ? this.gateOf(source) : null);
     if (session.closed) throw new UpstreamError('unavailable', `the session to source ${source} ended as it opened: ${this.clean(session, session.conn.explain(new Error('connection closed')))}`, { retryable: true });

@@ -32,16 +32,19 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
   const gate = new SourceGate(deps.limits, now);
   const pool = new McpCallPool({ dataSource: deps.dataSource, env: deps.env, version: deps.version, connectTimeoutMs: deps.connectTimeoutMs, maxMessageBytes: deps.maxMessageBytes, log: deps.log });
   let closed = false;
+  // Every call waits for its bulkhead, is decided again as it leaves the queue (beforeSend), then is sent.
+  const gated = (key: string, call: UpstreamCall, send: () => Promise<UpstreamResult>) =>
+    gate.run(key, call.signal, async () => {
+      await call.beforeSend?.();
+      return send();
+    }, call.party);
   return {
     pool,
     gate,
     async call(target: CallTarget, call: UpstreamCall): Promise<UpstreamResult> {
       if (closed) throw new UpstreamError('unavailable', 'toolcat is shutting down');
       if (target.kind === 'mcp') {
-        return gate.run(`mcp:${target.source}`, call.signal, async () => {
-          await call.beforeSend?.();
-          return pool.call(target.source, target.tool, call);
-        }, call.party);
+        return gated(`mcp:${target.source}`, call, () => pool.call(target.source, target.tool, call));
       }
       let impl: ResolvedImplementation | null;
       try {
@@ -52,10 +55,7 @@ export function createUpstreams(deps: UpstreamsDeps): Upstreams {
       }
       if (!impl) throw new UpstreamError('not-implemented', `the host extension ${target.toolId} declares no implementation, so toolcat cannot call it; its host calls it directly`);
       const resolved = impl;
-      return gate.run(`ext:${target.toolId}`, call.signal, async () => {
-        await call.beforeSend?.();
-        return callExtensionHttp(resolved, target, call, () => now() / 1000);
-      }, call.party);
+      return gated(`ext:${target.toolId}`, call, () => callExtensionHttp(resolved, target, call, () => now() / 1000));
     },
     async close(): Promise<void> {
       closed = true;

@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { followSignal } from '../../shared/follow-signal';
 import { MessageTooLargeError } from './message-too-large';
 
 /**
@@ -12,19 +13,8 @@ export function boundedFetch(maxBytes: number, onOversize?: (err: MessageTooLarg
     // The SDK gives every request of a session the same AbortSignal, and fetch leaves an abort listener on the
     // signal it is given: a long-lived session (the call pool's) grew by one per request, and every fetch paid for
     // all the earlier ones. Each request gets a signal of its own, linked to the session's only while it runs.
-    const outer = init?.signal ?? null;
-    const own = new AbortController();
-    const forward = () => own.abort(outer?.reason);
-    let linked = false;
-    const unlink = () => {
-      if (linked) outer?.removeEventListener('abort', forward);
-      linked = false;
-    };
-    if (outer?.aborted) forward();
-    else if (outer) {
-      outer.addEventListener('abort', forward, { once: true });
-      linked = true;
-    }
+    const own = followSignal(init?.signal);
+    const unlink = own.release;
     let res: Response;
     try {
       res = await fetch(url, { ...init, signal: own.signal, redirect: 'manual' });

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type McpSourceSecrets, type McpSourceSpec, resolveSecrets, resolveUrl } from '../source-spec';
+import { followSignal } from '../../shared/follow-signal';
 import { boundedFetch } from './bounded-fetch';
 import { BoundedStdioTransport } from './bounded-stdio.transport';
 import type { MessageTooLargeError } from './message-too-large';
@@ -197,14 +198,11 @@ export async function openSession(
  * the request.
  */
 async function requestPage(client: Client, cursor: string | undefined, timeout: number, deadline: AbortSignal): Promise<z.infer<typeof PermissivePage>> {
-  const own = new AbortController();
-  const follow = () => own.abort(deadline.reason);
-  if (deadline.aborted) follow();
-  else deadline.addEventListener('abort', follow, { once: true });
+  const own = followSignal(deadline);
   try {
     return await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, PermissivePage, { timeout, signal: own.signal });
   } finally {
-    deadline.removeEventListener('abort', follow);
+    own.release();
   }
 }
 
