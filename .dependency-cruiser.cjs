@@ -19,6 +19,7 @@ const LAYERS = [
   ['auth'], // bearer credentials to principals
   ['graphql'], // the decision layer (resolvers, schema)
   ['rest'], // the REST facade over the GraphQL layer
+  ['mcp-face'], // the MCP face (issue 15): MCP over the REST facade's GraphQL documents
   ['http'], // the request listener
 ];
 const folder = (names) => `^src/(${names.join('|')})/`;
@@ -49,6 +50,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/rest/' },
       to: { path: '^src/(catalog|persistence)/' },
+    },
+    {
+      name: 'mcp-face-is-a-facade',
+      comment: 'the MCP face translates onto the GraphQL layer like REST: nothing from the domain, persistence or services',
+      severity: 'error',
+      from: { path: '^src/mcp-face/' },
+      to: { path: '^src/(catalog|persistence|services|sources|cache)/' },
     },
     {
       name: 'no-circular',

@@ -46,7 +46,7 @@ import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
 
 export interface App {
-  /** The whole HTTP surface as a node:http request listener (REST facade, then Express). */
+  /** The whole HTTP surface as a node:http request listener (REST facade, events, MCP face, then Express). */
   readonly handler: RequestListener;
   readonly apollo: ApolloServer<GraphQLContext>;
   readonly dataSource: DataSource;
@@ -180,6 +180,10 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       agentApollo,
       rest: new PreparedExecutor(schema, makeFormatError(log)),
       calls: { maxRequestBytes: config.calls.maxRequestBytes, heartbeatMs: 15_000 },
+      mcp: config.mcp,
+      hostVersion: config.hostVersion,
+      onCatalogChange: (l) => generation.onChange(l),
+      principalActive: (p) => tenancy.stillActive(p),
       authenticate: identity.authenticate,
       security: config.security,
       health,
@@ -203,6 +207,8 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       listen: (port = config.http.port, host = config.http.host) => server.listen(port, host),
       close(drainMs = 0) {
         closing ??= (async () => {
+          // Open event streams and MCP sessions never finish by themselves: they end first, then requests drain.
+          await handler.close();
           await server.drain(drainMs);
           generation.stop();
           health.stop();

@@ -33,8 +33,11 @@ export class CatalogGeneration implements EntitySubscriberInterface {
     for (const l of this.listeners) l();
   }
 
-  onChange(listener: () => void): void {
-    this.listeners.add(listener);
+  /** Calls `listener` after every change; the returned function unsubscribes. */
+  onChange(listener: () => void): () => void {
+    const l = (): void => listener();
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
   }
 
   /** Reads the stored version now (and then every `intervalMs`); a different value advances the generation. */

@@ -4,6 +4,7 @@ import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from './
 import { type SyncLimits, type SyncPolicy, loadSyncLimits, loadSyncPolicy } from './sync-settings';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
+import { MCP_ENV_DOCS, type McpSettings, loadMcpSettings } from './mcp-settings';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
@@ -46,6 +47,8 @@ export interface Config {
   readonly tenantDefaultCeiling: readonly GrantShape[];
   /** Bounds on tool calls (issue 14). */
   readonly calls: CallSettings;
+  /** The MCP face and the catalog event stream (issue 15). */
+  readonly mcp: McpSettings;
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -75,6 +78,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_TENANT_DEFAULT_MAX_TIER: 'pure|read|write|exec: the ceiling of a new tenant is every tool up to this tier (default: unrestricted)',
   ...SECURITY_ENV_DOCS,
   ...CALL_ENV_DOCS,
+  ...MCP_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -136,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     migrateOnStart: bool('TOOLCAT_MIGRATE', db.type === 'sqlite'),
     tenantDefaultCeiling: defaultCeiling(env.TOOLCAT_TENANT_DEFAULT_MAX_TIER, problems),
     calls: loadCallSettings(int, bool),
+    mcp: loadMcpSettings(env, int, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

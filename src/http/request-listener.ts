@@ -19,6 +19,11 @@ import { sendJson } from '../rest/http-status';
 import { JSON_CONTENT_TYPE, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { createRateLimiter } from '../rest/rate-limit';
 import { createRestFacade } from '../rest/rest-facade';
+import { CatalogWatch } from '../rest/catalog-watch';
+import { createCatalogEvents } from '../rest/catalog-events';
+import { createMcpFace } from '../mcp-face/mcp-face';
+import type { McpSettings } from '../config/mcp-settings';
+import type { Principal } from '../catalog/principal';
 import type { Logger } from '../shared/logger';
 import { splitTarget } from '../shared/request-target';
 
@@ -51,7 +56,14 @@ export function buildRequestListener(deps: {
   track: (req: IncomingMessage, res: ServerResponse) => void;
   /** The call endpoints' bounds (issue 14). */
   calls: { readonly maxRequestBytes: number; readonly heartbeatMs: number };
-}): RequestListener {
+  /** The MCP face and /catalog/events (issue 15). */
+  mcp: McpSettings;
+  hostVersion: string;
+  /** Subscribes to catalog changes (the CatalogGeneration). */
+  onCatalogChange: (listener: () => void) => () => void;
+  /** Whether a principal's credential still holds (a revoked key ends its streams and sessions). */
+  principalActive: (p: Principal) => Promise<boolean>;
+}): RequestListener & { close(): Promise<void> } {
   const { apollo, security, health, metrics, log } = deps;
   // Identity, once per request: the facade and /graphql each call this once for the requests they serve.
   const contextFor = (req: IncomingMessage): Promise<GraphQLContext> =>
@@ -78,14 +90,37 @@ export function buildRequestListener(deps: {
     sendJson(res, clientError ? status : 500, clientError ? errorBody('BAD_REQUEST', 'The request could not be understood.') : errorBody('INTERNAL_SERVER_ERROR', 'Internal server error.'));
   };
 
+  const restLimiter = createRateLimiter(security.rateLimit);
   const rest = createRestFacade({
     exec: deps.rest,
     contextFor,
-    limiter: createRateLimiter(security.rateLimit),
+    limiter: restLimiter,
     budgetKey: (ctx) => decisionKey(ctx.principal!),
     calls: deps.calls,
     databaseUp: () => health.isUp,
     onError: (err, _req, res) => onError(err, res),
+  });
+
+  // Issue 15: change notifications (MCP list_changed, GET /catalog/events) and the MCP face, on the same identity,
+  // rate limit and fixed GraphQL documents as the REST facade.
+  const limiter = restLimiter;
+  const keyOf = (ctx: GraphQLContext): string => decisionKey(ctx.principal!);
+  const watch = new CatalogWatch({
+    exec: deps.rest,
+    onGeneration: deps.onCatalogChange,
+    keyOf,
+    stillActive: (ctx) => deps.principalActive(ctx.principal!),
+    debounceMs: deps.mcp.changeDebounceMs,
+    log,
+  });
+  const events = createCatalogEvents({
+    watch, contextFor, limiter, keyOf, origin: deps.mcp, databaseUp: () => health.isUp, heartbeatMs: deps.mcp.heartbeatMs,
+    maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
+  });
+  const mcp = createMcpFace({
+    exec: deps.rest, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
+    resource: { publicUrl: deps.mcp.publicUrl, issuer: security.jwt?.config.issuer ?? null },
+    databaseUp: () => health.isUp, log, onError: (err, _req, res) => onError(err, res),
   });
 
   const app = express();
@@ -131,7 +166,7 @@ export function buildRequestListener(deps: {
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => onError(err, res));
 
-  return (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     deps.track(req, res);
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -140,9 +175,16 @@ export function buildRequestListener(deps: {
     accessLog(req, res, id, log);
     metrics.observe(req, res);
     runInRequest(id, () => {
-      if (!rest(req, res)) app(req, res);
+      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res)) app(req, res);
     });
   };
+  return Object.assign(listener, {
+    async close() {
+      events.closeAll();
+      watch.stop();
+      await mcp.close();
+    },
+  });
 }
 
 const CONTEXT = Symbol('toolcat.graphqlContext');

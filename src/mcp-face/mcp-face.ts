@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { McpSettings } from '../config/mcp-settings';
+import type { GraphQLContext } from '../graphql/context';
+import type { CatalogWatch } from '../rest/catalog-watch';
+import type { GraphQLExecutor } from '../rest/graphql-executor';
+import { type RateLimiter, admitOrRefuse } from '../rest/rate-limit';
+import type { Logger } from '../shared/logger';
+import { checkOrigin } from '../shared/origin-guard';
+import { splitTarget } from '../shared/request-target';
+import { buildMcpServer } from './mcp-server';
+import { McpToolListCache } from './tool-list';
+import { type ProtectedResource, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
+
+const MCP_PATH = '/mcp';
+
+export interface McpFaceDeps {
+  readonly exec: GraphQLExecutor;
+  readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
+  readonly limiter: RateLimiter;
+  readonly keyOf: (ctx: GraphQLContext) => string;
+  readonly watch: CatalogWatch;
+  readonly settings: McpSettings;
+  readonly resource: ProtectedResource;
+  readonly hostVersion: string;
+  readonly databaseUp: () => boolean;
+  readonly log: Logger;
+  readonly onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export interface McpFace {
+  /** Answers /mcp and the RFC 9728 metadata; false for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  readonly sessionCount: number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly id: string;
+  /** The decision key of the principal that opened it: only that principal may use it. */
+  readonly owner: string;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
+  lastUsed: number;
+  stopWatching: () => void;
+}
+
+/**
+ * The MCP face (issue 15): a Streamable HTTP MCP server at /mcp, on the official SDK's server side.
+ *
+ * - Same caller, same decision: the bearer (API key or JWT) is authenticated exactly as for REST, per HTTP request,
+ *   and the tool methods run the REST facade's GraphQL documents (mcp-server.ts).
+ * - Stateful and stateless: an `initialize` without Mcp-Session-Id opens a session (it hears list_changed); any other
+ *   request without one is served statelessly by a throwaway server. A session belongs to the principal that opened
+ *   it: used with another credential it answers as an unknown session does (404), so ids cannot be borrowed.
+ * - View per endpoint: `/mcp?view=compact` serves compact input schemas (fixed for a session at initialize).
+ * - Containment: bounded sessions per principal (its least recently used one is closed) and per replica, idle
+ *   sessions closed, bounded request bodies, the REST rate limit per HTTP request.
+ * - DNS rebinding: Host and Origin are checked first (shared/origin-guard.ts); 401s carry RFC 9728 `resource_metadata`.
+ */
+export function createMcpFace(deps: McpFaceDeps): McpFace {
+  const s = deps.settings;
+  const sessions = new Map<string, Session>();
+  const lists = new McpToolListCache(64 * 1024 * 1024);
+  const serverDeps = { exec: deps.exec, lists, pageSize: s.pageSize, hostVersion: deps.hostVersion };
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - s.sessionIdleMs;
+    for (const x of sessions.values()) if (x.lastUsed < cutoff) void closeSession(x);
+  }, Math.min(60_000, Math.max(1000, s.sessionIdleMs / 2)));
+  sweep.unref();
+
+  const closeSession = async (x: Session): Promise<void> => {
+    if (!sessions.delete(x.id)) return;
+    x.stopWatching();
+    await x.server.close().catch(() => undefined);
+  };
+
+  const openSession = async (ctx: GraphQLContext, key: string, view: string | null): Promise<Session | 'full'> => {
+    const mine = [...sessions.values()].filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const x of mine.slice(0, Math.max(0, mine.length - s.maxSessionsPerPrincipal + 1))) await closeSession(x);
+    if (sessions.size >= s.maxSessions) return 'full';
+    const baseline = await deps.watch.currentEtag(ctx, view);
+    const watcher = {
+      ctx, view, etag: baseline,
+      changed: () => void session.server.sendToolListChanged().catch(() => undefined),
+      gone: () => void closeSession(session),
+    };
+    const server = buildMcpServer(serverDeps, { view, listed: (etag) => (watcher.etag = etag) });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, session),
+      onsessionclosed: () => void closeSession(session),
+      maxRequestBodySize: s.maxRequestBytes,
+    });
+    const session: Session = { get id() { return transport.sessionId ?? ''; }, owner: key, transport, server, lastUsed: Date.now(), stopWatching: () => undefined };
+    await server.connect(transport);
+    session.stopWatching = deps.watch.add(watcher);
+    return session;
+  };
+
+  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null): Promise<void> => {
+    const server = buildMcpServer(serverDeps, { view, listed: () => undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: s.maxRequestBytes });
+    res.once('close', () => void server.close().catch(() => undefined));
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, query: string | null): Promise<void> => {
+    const ctx = await deps.contextFor(req);
+    if (!ctx.principal) {
+      res.setHeader('WWW-Authenticate', `${challenge(ctx.credentialRejected)}, resource_metadata="${resourceMetadataUrl(deps.resource, req.headers.host)}"`);
+      return jsonRpcError(res, 401, -32001, 'Authentication required.');
+    }
+    const key = deps.keyOf(ctx);
+    if (!admitOrRefuse(deps.limiter, key, res)) return;
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: key, scopes: [], extra: { ctx } };
+    const raw = query === null ? undefined : parseQuery(query).view;
+    const view = typeof raw === 'string' ? raw : null;
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      // Unknown, closed, or another principal's: the same 404 (the SDK's own answer to an unknown session).
+      if (!session || session.owner !== key) return jsonRpcError(res, 404, -32001, 'Session not found');
+      session.lastUsed = Date.now();
+      const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes) : undefined;
+      if (body === BAD) return;
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
+    }
+    const body = await readJson(req, res, s.maxRequestBytes);
+    if (body === BAD) return;
+    if (!isInitialize(body)) return serveStateless(req, res, body, view);
+    const session = await openSession(ctx, key, view);
+    if (session === 'full') {
+      res.setHeader('Retry-After', '30');
+      return jsonRpcError(res, 503, -32000, 'Too many MCP sessions on this replica; retry later or use stateless requests.');
+    }
+    await session.transport.handleRequest(req, res, body);
+    // An initialize the SDK refused (bad version, malformed) opened nothing.
+    if (!session.transport.sessionId) await session.server.close().catch(() => undefined);
+  };
+
+  return {
+    handle(req, res) {
+      const { path, query } = splitTarget(req.url);
+      if (path === '/.well-known/oauth-protected-resource' || path === `/.well-known/oauth-protected-resource${MCP_PATH}`) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json' }).end('{"error":{"code":"METHOD_NOT_ALLOWED","message":"Use GET."}}');
+          return true;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(JSON.stringify(protectedResourceMetadata(deps.resource, req.headers.host)));
+        return true;
+      }
+      if (path !== MCP_PATH) return false;
+      const refused = checkOrigin(s, req.headers);
+      if (refused) {
+        jsonRpcError(res, 403, -32000, refused === 'host' ? 'Forbidden: this Host is not served here.' : 'Forbidden: this Origin is not allowed.');
+        return true;
+      }
+      if (!deps.databaseUp()) {
+        res.setHeader('Retry-After', '2');
+        jsonRpcError(res, 503, -32000, 'The catalog database is unavailable; retry shortly.');
+        return true;
+      }
+      serve(req, res, query).catch((err: unknown) => deps.onError(err, req, res));
+      return true;
+    },
+    get sessionCount() {
+      return sessions.size;
+    },
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map(closeSession));
+    },
+  };
+}
+
+function challenge(rejected: boolean): string {
+  return rejected ? 'Bearer realm="toolcat", error="invalid_token"' : 'Bearer realm="toolcat"';
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function isInitialize(body: unknown): boolean {
+  const one = (m: unknown): boolean => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize';
+  return Array.isArray(body) ? body.some(one) : one(body);
+}
+
+const BAD = Symbol('bad request');
+
+/** The JSON body, bounded; answers 413 / 400 (JSON-RPC parse error) itself and gives BAD then. */
+async function readJson(req: IncomingMessage, res: ServerResponse, max: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    res.setHeader('Connection', 'close');
+    jsonRpcError(res, 413, -32600, `The request body is larger than ${max} bytes.`);
+    return BAD;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > max) {
+      res.setHeader('Connection', 'close');
+      jsonRpcError(res, 413, -32600, `The request body is larger than ${max} bytes.`);
+      return BAD;
+    }
+    chunks.push(c);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    jsonRpcError(res, 400, -32700, 'Parse error');
+    return BAD;
+  }
+}

@@ -1,0 +1,153 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { GraphQLContext } from '../graphql/context';
+import type { CallHandle, ToolCallResult } from '../invocation/invocation.service';
+import { LIST_TOOLS, START_CALL } from '../rest/documents';
+import type { GraphQLExecutor } from '../rest/graphql-executor';
+import { type McpToolList, type McpToolListCache, META_PREFIX, decodeCursor, pageOf } from './tool-list';
+import { isMcpToolName, needsCandidates, toolIdOfMcpName } from './tool-name';
+
+export interface McpServerDeps {
+  readonly exec: GraphQLExecutor;
+  readonly lists: McpToolListCache;
+  readonly pageSize: number;
+  readonly hostVersion: string;
+}
+
+/** What one MCP server instance serves: a view, and (for a session) the list ETag its client last saw. */
+export interface ServedView {
+  readonly view: string | null;
+  /** Called with the ETag of every list served, so a session's change watch compares against what the client has. */
+  listed(etag: string): void;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The request's own context: set by the face on every HTTP request (authInfo.extra), never shared between callers. */
+function contextOf(extra: Extra): GraphQLContext {
+  const ctx = extra.authInfo?.extra?.ctx as GraphQLContext | undefined;
+  if (!ctx?.principal) throw new McpError(ErrorCode.InternalError, 'Internal error');
+  return ctx;
+}
+
+/**
+ * The MCP server of the face (issue 15): the SDK's low-level `Server` with the two tool methods, both translated onto
+ * the GraphQL layer's fixed documents like the REST facade: tools/list is GET /tools (LIST_TOOLS, the one read path),
+ * tools/call is POST /tools/{toolId}/calls (START_CALL, the invocation core: same decision, validation, replay
+ * safety, limits and audit). Nothing here decides who may see or call what.
+ */
+export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server {
+  const server = new Server(
+    { name: 'toolcat', title: 'toolcat tool catalog', version: deps.hostVersion },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: 'The tools this caller may invoke, as its host classified them. Tool names are toolcat toolIds; a name starting with "_" is an escaped toolId (see _meta "dev.toolcat/toolId").',
+    },
+  );
+
+  const listFor = async (ctx: GraphQLContext): Promise<McpToolList> => {
+    const out = await deps.exec.execute(LIST_TOOLS, { view: served.view }, ctx);
+    if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
+    const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
+    served.listed(doc.etag);
+    return deps.lists.of(doc.etag, doc.body);
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
+    const ctx = contextOf(extra);
+    const cursor = req.params?.cursor;
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    if (cursor !== undefined && after === null) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+    const page = pageOf(await listFor(ctx), after, deps.pageSize);
+    return page as unknown as { tools: [] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    const ctx = contextOf(extra);
+    const name = req.params.name;
+    // Unknown, not yours, made invisible mid-session: one answer, the same bytes for the same name (TC-CAT-4 on MCP).
+    const unknown = (): McpError => new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}`);
+    if (!isMcpToolName(name)) throw unknown();
+    const toolId = needsCandidates(name) ? ((await listFor(ctx)).toolIdByName.get(name) ?? null) : toolIdOfMcpName(name, () => []);
+    if (toolId === null) throw unknown();
+    const meta = req.params._meta as Record<string, unknown> | undefined;
+    const idem = meta?.[`${META_PREFIX}idempotencyKey`];
+    const out = await deps.exec.execute(START_CALL, { toolId, arguments: req.params.arguments ?? null, idempotencyKey: typeof idem === 'string' ? idem : null }, ctx);
+    if (out.errorCodes.length) return failure(out.errorCodes[0], out.errorMessages[0], out.errorDetails?.[0], unknown);
+    const call = out.data?.call as { handle: CallHandle } | null | undefined;
+    if (!call) throw unknown();
+    return follow(call.handle, extra, unknown);
+  });
+
+  return server;
+}
+
+/** Progress passes to the caller (when it asked with a progressToken); its cancellation passes to the upstream. */
+async function follow(handle: CallHandle, extra: Extra, unknown: () => McpError): Promise<CallToolResult> {
+  const cancel = (): void => handle.cancel();
+  if (extra.signal.aborted) cancel();
+  extra.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const token = extra._meta?.progressToken;
+    if (token === undefined) {
+      handle.discardProgress();
+      try {
+        return resultOf(await handle.done);
+      } catch (err) {
+        const e = err as { code?: string; message?: string; opts?: { details?: Record<string, unknown> } };
+        return failure(e.code ?? 'INTERNAL_SERVER_ERROR', e.message ?? 'The call failed.', e.opts?.details, unknown);
+      }
+    }
+    for await (const e of handle.events()) {
+      if (e.type === 'progress') {
+        await extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: e.progress, ...(e.total !== undefined ? { total: e.total } : {}), ...(e.message !== undefined ? { message: e.message } : {}) } })
+          .catch(() => undefined);
+      } else if (e.type === 'result') return resultOf(e.result);
+      else if (e.type === 'error') return failure(e.code, e.message, e.details, unknown);
+    }
+    return failure('INTERNAL_SERVER_ERROR', 'The call ended without a result.', undefined, unknown);
+  } finally {
+    extra.signal.removeEventListener('abort', cancel);
+  }
+}
+
+function resultOf(r: ToolCallResult): CallToolResult {
+  return {
+    content: r.content as CallToolResult['content'],
+    ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent as Record<string, unknown> } : {}),
+    isError: r.isError,
+    _meta: { [`${META_PREFIX}callId`]: r.callId, [`${META_PREFIX}toolId`]: r.toolId },
+  };
+}
+
+/**
+ * Codes of the invocation core, as MCP expects them: what a model can act on (its arguments were invalid, the
+ * upstream failed or is busy) is a tool execution error (`isError: true`, spec 2025-11-25 "Error Handling"), with
+ * the toolcat code and any Retry-After in `_meta`; what is the caller's protocol mistake is a JSON-RPC error.
+ */
+function failure(code: string, message: string, details: Readonly<Record<string, unknown>> | undefined, unknown: () => McpError): CallToolResult {
+  if (code === 'NOT_FOUND') throw unknown();
+  if (TOOL_ERRORS.has(code)) {
+    const problems = Array.isArray(details?.problems) ? (details.problems as Array<{ pointer?: string; message?: string }>) : [];
+    const lines = problems.slice(0, 50).map((p) => `- ${p.pointer || '/'}: ${p.message ?? ''}`);
+    return {
+      isError: true,
+      content: [{ type: 'text', text: [`${code}: ${message}`, ...lines].join('\n') }],
+      _meta: { [`${META_PREFIX}error`]: { code, ...(details ? { details } : {}) } },
+    };
+  }
+  throw protocolError(code, message);
+}
+
+const TOOL_ERRORS = new Set([
+  'INVALID_ARGUMENTS', 'SOURCE_OVERLOADED', 'SOURCE_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'RESULT_TOO_LARGE', 'NOT_IMPLEMENTED', 'CONFLICT',
+]);
+
+function protocolError(code: string, message: string): McpError {
+  if (code === 'BAD_USER_INPUT' || code === 'IDEMPOTENCY_KEY_REUSED' || code === 'GRAPHQL_VALIDATION_FAILED') return new McpError(ErrorCode.InvalidParams, message, { code });
+  if (code === 'SERVICE_UNAVAILABLE') return new McpError(ErrorCode.InternalError, 'The catalog database is unavailable; retry shortly.', { code, retryAfterSeconds: 2 });
+  return new McpError(ErrorCode.InternalError, 'Internal error');
+}
+
