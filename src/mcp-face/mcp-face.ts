@@ -17,6 +17,8 @@ import { McpToolListCache } from './tool-list';
 import { type ProtectedResource, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
 
 const MCP_PATH = '/mcp';
+/** One source's tools under their own names (source names: src/sources/mcp-tool-id.ts SOURCE_NAME_PATTERN). */
+const SOURCE_PATH = /^\/mcp\/sources\/([a-z0-9][a-z0-9-]{0,31})$/;
 
 export interface McpFaceDeps {
   readonly exec: GraphQLExecutor;
@@ -43,6 +45,8 @@ interface Session {
   readonly id: string;
   /** The decision key of the principal that opened it: only that principal may use it. */
   readonly owner: string;
+  /** The endpoint it was opened on (/mcp or /mcp/sources/{source}): only usable there. */
+  readonly path: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: Server;
   lastUsed: number;
@@ -58,6 +62,9 @@ interface Session {
  *   request without one is served statelessly by a throwaway server. A session belongs to the principal that opened
  *   it: used with another credential it answers as an unknown session does (404), so ids cannot be borrowed.
  * - View per endpoint: `/mcp?view=compact` serves compact input schemas (fixed for a session at initialize).
+ * - `/mcp/sources/{source}`: the same, narrowed to one MCP source's tools under the names its server gave them, so a
+ *   client written against that server works through toolcat unchanged (and the conformance suite's tool scenarios
+ *   test what toolcat passes through).
  * - Containment: bounded sessions per principal (its least recently used one is closed) and per replica, idle
  *   sessions closed, bounded request bodies, the REST rate limit per HTTP request.
  * - DNS rebinding: Host and Origin are checked first (shared/origin-guard.ts); 401s carry RFC 9728 `resource_metadata`.
@@ -79,7 +86,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     await x.server.close().catch(() => undefined);
   };
 
-  const openSession = async (ctx: GraphQLContext, key: string, view: string | null): Promise<Session | 'full'> => {
+  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null): Promise<Session | 'full'> => {
     const mine = [...sessions.values()].filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
     for (const x of mine.slice(0, Math.max(0, mine.length - s.maxSessionsPerPrincipal + 1))) await closeSession(x);
     if (sessions.size >= s.maxSessions) return 'full';
@@ -89,28 +96,28 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       changed: () => void session.server.sendToolListChanged().catch(() => undefined),
       gone: () => void closeSession(session),
     };
-    const server = buildMcpServer(serverDeps, { view, listed: (etag) => (watcher.etag = etag) });
+    const server = buildMcpServer(serverDeps, { view, scope, listed: (etag) => (watcher.etag = etag) });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, session),
       onsessionclosed: () => void closeSession(session),
       maxRequestBodySize: s.maxRequestBytes,
     });
-    const session: Session = { get id() { return transport.sessionId ?? ''; }, owner: key, transport, server, lastUsed: Date.now(), stopWatching: () => undefined };
+    const session: Session = { get id() { return transport.sessionId ?? ''; }, owner: key, path, transport, server, lastUsed: Date.now(), stopWatching: () => undefined };
     await server.connect(transport);
     session.stopWatching = deps.watch.add(watcher);
     return session;
   };
 
-  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null): Promise<void> => {
-    const server = buildMcpServer(serverDeps, { view, listed: () => undefined });
+  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null, scope: string | null): Promise<void> => {
+    const server = buildMcpServer(serverDeps, { view, scope, listed: () => undefined });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: s.maxRequestBytes });
     res.once('close', () => void server.close().catch(() => undefined));
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
 
-  const serve = async (req: IncomingMessage, res: ServerResponse, query: string | null): Promise<void> => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, path: string, scope: string | null, query: string | null): Promise<void> => {
     const ctx = await deps.contextFor(req);
     if (!ctx.principal) {
       res.setHeader('WWW-Authenticate', `${challenge(ctx.credentialRejected)}, resource_metadata="${resourceMetadataUrl(deps.resource, req.headers.host)}"`);
@@ -125,7 +132,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       // Unknown, closed, or another principal's: the same 404 (the SDK's own answer to an unknown session).
-      if (!session || session.owner !== key) return jsonRpcError(res, 404, -32001, 'Session not found');
+      if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
       const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes) : undefined;
       if (body === BAD) return;
@@ -137,8 +144,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     }
     const body = await readJson(req, res, s.maxRequestBytes);
     if (body === BAD) return;
-    if (!isInitialize(body)) return serveStateless(req, res, body, view);
-    const session = await openSession(ctx, key, view);
+    if (!isInitialize(body)) return serveStateless(req, res, body, view, scope);
+    const session = await openSession(ctx, key, view, path, scope);
     if (session === 'full') {
       res.setHeader('Retry-After', '30');
       return jsonRpcError(res, 503, -32000, 'Too many MCP sessions on this replica; retry later or use stateless requests.');
@@ -159,7 +166,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(JSON.stringify(protectedResourceMetadata(deps.resource, req.headers.host)));
         return true;
       }
-      if (path !== MCP_PATH) return false;
+      const scope = SOURCE_PATH.exec(path);
+      if (path !== MCP_PATH && !scope) return false;
       const refused = checkOrigin(s, req.headers);
       if (refused) {
         jsonRpcError(res, 403, -32000, refused === 'host' ? 'Forbidden: this Host is not served here.' : 'Forbidden: this Origin is not allowed.');
@@ -170,7 +178,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
         jsonRpcError(res, 503, -32000, 'The catalog database is unavailable; retry shortly.');
         return true;
       }
-      serve(req, res, query).catch((err: unknown) => deps.onError(err, req, res));
+      serve(req, res, path, scope ? scope[1] : null, query).catch((err: unknown) => deps.onError(err, req, res));
       return true;
     },
     get sessionCount() {

@@ -18,6 +18,8 @@ export interface McpServerDeps {
 /** What one MCP server instance serves: a view, and (for a session) the list ETag its client last saw. */
 export interface ServedView {
   readonly view: string | null;
+  /** A source name: the /mcp/sources/{source} endpoint, its tools only, under their upstream names. */
+  readonly scope: string | null;
   /** Called with the ETag of every list served, so a session's change watch compares against what the client has. */
   listed(etag: string): void;
 }
@@ -51,7 +53,7 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
     if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
     const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
     served.listed(doc.etag);
-    return deps.lists.of(doc.etag, doc.body);
+    return deps.lists.of(doc.etag, doc.body, served.scope);
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
@@ -69,7 +71,9 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
     // Unknown, not yours, made invisible mid-session: one answer, the same bytes for the same name (TC-CAT-4 on MCP).
     const unknown = (): McpError => new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}`);
     if (!isMcpToolName(name)) throw unknown();
-    const toolId = needsCandidates(name) ? ((await listFor(ctx)).toolIdByName.get(name) ?? null) : toolIdOfMcpName(name, () => []);
+    // Names that decode by themselves need no read; hashed names and a source endpoint's upstream names are looked up
+    // in the caller's own list (so they can only ever name a tool the caller sees).
+    const toolId = served.scope === null && !needsCandidates(name) ? toolIdOfMcpName(name, () => []) : ((await listFor(ctx)).toolIdByName.get(name) ?? null);
     if (toolId === null) throw unknown();
     const meta = req.params._meta as Record<string, unknown> | undefined;
     const idem = meta?.[`${META_PREFIX}idempotencyKey`];

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { mcpNameOf } from './tool-name';
+import { isMcpToolName, mcpNameOf } from './tool-name';
 
 /** What tools/list hands out for one descriptor (MCP `Tool`, spec 2025-11-25). */
 export interface McpTool {
@@ -42,9 +42,9 @@ export const META_PREFIX = 'dev.toolcat/';
  * A descriptor as an MCP Tool. `annotations` are the host-derived hints of the descriptor (TC-ANN-*), never the
  * upstream's own: the descriptor carries nothing else. The host's classification and the toolId travel in `_meta`.
  */
-function mcpToolOf(d: Descriptor): McpTool {
+function mcpToolOf(d: Descriptor, scoped: boolean): McpTool {
   return {
-    name: mcpNameOf(d.toolId),
+    name: scoped ? scopedNameOf(d) : mcpNameOf(d.toolId),
     ...(d.title !== undefined ? { title: d.title } : {}),
     description: d.description,
     inputSchema: d.inputSchema,
@@ -70,14 +70,17 @@ export class McpToolListCache {
     this.lists = new LRUCache<string, McpToolList>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (_v, k) => Number(k.split('\u0000')[1]) || 1 });
   }
 
-  of(etag: string, body: { toString(): string; bytes?: Buffer }): McpToolList {
+  /** `scope`: a source name (the /mcp/sources/{source} endpoint): only its tools, under their upstream names. */
+  of(etag: string, body: { toString(): string; bytes?: Buffer }, scope: string | null): McpToolList {
     const size = body.bytes?.length ?? body.toString().length;
-    const key = `${etag}\u0000${size * 2}`;
+    const key = `${etag}\u0000${size * 2}\u0000${scope ?? ''}`;
     const known = this.lists.get(key);
     if (known) return known;
     const parsed = JSON.parse(body.toString()) as Descriptor[] | { tools: Descriptor[] };
-    const descriptors = Array.isArray(parsed) ? parsed : parsed.tools;
-    const tools = descriptors.map(mcpToolOf);
+    const all = Array.isArray(parsed) ? parsed : parsed.tools;
+    const prefix = `mcp.${scope}.`;
+    const descriptors = scope === null ? all : all.filter((d) => d.source === 'mcp' && d.toolId.startsWith(prefix));
+    const tools = descriptors.map((d) => mcpToolOf(d, scope !== null));
     const list: McpToolList = {
       tools,
       toolIds: descriptors.map((d) => d.toolId),
@@ -86,6 +89,15 @@ export class McpToolListCache {
     this.lists.set(key, list);
     return list;
   }
+}
+
+/**
+ * On a source's own endpoint a tool keeps the name its server gave it (so a client written against that server works
+ * through toolcat unchanged), unless that name is not a valid MCP name or starts with `_`: then the toolId's mapped
+ * name, which always starts with `_` (tool-name.ts), so the two kinds never collide and names stay unique per source.
+ */
+function scopedNameOf(d: Descriptor): string {
+  return isMcpToolName(d.name) && !d.name.startsWith('_') ? d.name : mcpNameOf(d.toolId);
 }
 
 /** Opaque cursors: "the page after this toolId", so a list that changes between pages neither repeats nor skips. */
