@@ -298,6 +298,32 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
     });
   });
 
+  describe('a credential that stops holding ends its streams', () => {
+    it('revoking the key ends its /catalog/events stream and closes its MCP session; its next request is 401', async function () {
+      this.timeout(30000);
+      const t = await aTenantWithKey(host, 'mcp-revoked');
+      await aGrant(host, { tenantId: t.tenantId, toolPattern: 'mcp.everything.echo' });
+      const res = await fetch(`${host.url}/catalog/events`, { headers: { authorization: `Bearer ${t.key}` } });
+      let ended = false;
+      const reading = (async () => {
+        for await (const _ of res.body as unknown as AsyncIterable<Uint8Array>) void _;
+        ended = true;
+      })();
+      const client = await open(t.key);
+      await listAll(client);
+      await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: t.principalId });
+      await until(async () => ended, 3000, 20);
+      await reading;
+      let err: unknown;
+      try {
+        await client.listTools();
+      } catch (e) {
+        err = e;
+      }
+      expect(String(err)).to.match(/Authentication required/);
+    });
+  });
+
   describe('MCP security practice', () => {
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
     const hdr = (key: string | null, extra: Record<string, string> = {}) => ({ ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: `127.0.0.1`, ...extra });
