@@ -36,7 +36,7 @@ import { EVERYTHING_BIN, HOSTILE_BIN, freePort } from '../test/helpers/mcp-serve
 import { type Backend, SAMPLE, type ScaleReport, TENANCY_CONCURRENCY, scaleAll } from './scale';
 import { fmt, markdownTable, mb, memoryOf, ratio, sleep } from './stats';
 
-const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const;
+const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] as const;
 type Scenario = (typeof THROUGHPUT)[number];
 
 function wants(o: Options, section: string): boolean {
@@ -57,6 +57,10 @@ function wantedScenarios(o: Options): Scenario[] {
   if (need.has('a') || need.has('d')) need.add('e');
   if (need.has('g')) need.add('f');
   if (need.has('i')) need.add('h');
+  if (need.has('j')) {
+    need.add('f');
+    need.add('g');
+  }
   return THROUGHPUT.filter((s) => need.has(s));
 }
 
@@ -94,8 +98,8 @@ function rpcMessages(contentType: string | undefined, text: string): Array<Recor
 }
 
 /** One initialized MCP session on server-everything (initialize + notifications/initialized), via fetch. */
-async function mcpSession(url: string): Promise<{ headers: Record<string, string>; protocolVersion: string }> {
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+async function mcpSession(url: string, extra: Record<string, string> = {}): Promise<{ headers: Record<string, string>; protocolVersion: string }> {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra };
   const init = await fetch(url, {
     method: 'POST',
     headers: base,
@@ -122,7 +126,7 @@ interface ThroughputReport {
   readonly ratiosByRound: Array<Partial<Record<RatioKey, { rps: number; cpu: number }>>>;
 }
 
-type RatioKey = 'a/e' | 'd/e' | 'g/f' | 'i/h';
+type RatioKey = 'a/e' | 'd/e' | 'g/f' | 'i/h' | 'j/g' | 'j/f';
 
 /** Server CPU milliseconds per answered request. */
 const cpuMsPerRequest = (m: Measured) => (m.serverCpu * 10) / m.load.rps;
@@ -137,6 +141,7 @@ const DESCRIPTIONS: Record<Scenario, string> = {
   g: 'toolcat: GET /tools of the same server-everything tools',
   h: 'direct: MCP tools/call echo, server-everything, Streamable HTTP',
   i: 'toolcat: POST /tools/mcp.everything.echo/calls (the same call through the catalog)',
+  j: 'toolcat MCP face: tools/list on /mcp (a session) of the same server-everything tools',
 };
 
 // The call both (h) and (i) make (issue 14): server-everything's echo with a short message.
@@ -172,7 +177,8 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   let direct: { key: string; toolCount: number } | null = null;
   let mcp: { headers: Record<string, string> } | null = null;
   const fRss: number[] = [];
-  if (scenarios.some((x) => x === 'f' || x === 'g' || x === 'h' || x === 'i')) {
+  let face: { headers: Record<string, string> } | null = null;
+  if (scenarios.some((x) => x === 'f' || x === 'g' || x === 'h' || x === 'i' || x === 'j')) {
     log('throughput: starting server-everything (Streamable HTTP) and syncing it into toolcat');
     everything = await startEverything();
     await gql.run('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
@@ -194,6 +200,14 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
         ` (${same ? 'the same names' : 'DIFFERENT names'}); tools/list answers as ${listed.headers.get('content-type')}.`,
     );
     direct = { key: d.key, toolCount: viaToolcat.length };
+    if (scenarios.includes('j')) {
+      // Issue 15: the same tools through the MCP face, on one initialized session as (f) uses upstream.
+      face = await mcpSession(`${url}/mcp`, { authorization: `Bearer ${d.key}` });
+      const viaFace = await fetch(`${url}/mcp`, { method: 'POST', headers: face.headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
+      const faceTools = ((rpcMessages(viaFace.headers.get('content-type') ?? undefined, await viaFace.text()).find((m) => m.id === 1)?.result as { tools?: unknown[] }) ?? {}).tools ?? [];
+      if (faceTools.length !== viaToolcat.length) throw new Error(`(j) the MCP face listed ${faceTools.length} tools, GET /tools ${viaToolcat.length}`);
+      notes.push(`(j): the MCP face lists the same ${faceTools.length} tools as (g) (mapped to MCP Tools: host hints, _meta with toolId and classification), answering as ${viaFace.headers.get('content-type')}.`);
+    }
   }
 
   let ceiling: { url: string; bytes: number } | null = null;
@@ -231,6 +245,10 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
         expectStatus: 200,
       },
     }),
+    j: () => ({
+      pid: worker.pid,
+      spec: { ...base, baseUrl: url, targets: [{ method: 'POST', path: '/mcp', headers: face!.headers, body: '{"jsonrpc":"2.0","id":__SEQ__,"method":"tools/list","params":{}}' }], expectStatus: 200 },
+    }),
     i: () => ({
       pid: worker.pid,
       spec: {
@@ -243,7 +261,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   };
 
   // Paired scenarios run back to back: a e d (e sits next to both a and d), then b c, then g f.
-  const order: Scenario[] = (['a', 'e', 'd', 'b', 'c', 'g', 'f', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
+  const order: Scenario[] = (['a', 'e', 'd', 'b', 'c', 'g', 'f', 'j', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
   if (scenarios.includes('i')) {
     // The call works through toolcat and answers what the server answers directly.
     const viaToolcat = await fetch(`${url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { authorization: `Bearer ${direct!.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
@@ -271,7 +289,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       rows.set(s, [...(rows.get(s) ?? []), m]);
     }
     const r = (x?: Measured, y?: Measured) => (x && y ? { rps: ratio(x.load.rps, y.load.rps), cpu: ratio(cpuMsPerRequest(y), cpuMsPerRequest(x)) } : undefined);
-    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h) });
+    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h), 'j/g': r(thisRound.j, thisRound.g), 'j/f': r(thisRound.j, thisRound.f) });
   }
 
   const layoutRows: ThroughputReport['layout'] = [];
@@ -390,6 +408,8 @@ const RATIO_TARGETS: Array<[RatioKey, number, string]> = [
   ['d/e', 0.8, '304 revalidation vs the ceiling'],
   ['g/f', 3, 'toolcat vs the direct MCP tools/list'],
   ['i/h', 0.8, 'a call through toolcat vs the same call sent directly to the MCP server (issue 14)'],
+  ['j/g', 0.5, 'MCP face tools/list vs GET /tools of the same tools (issue 15)'],
+  ['j/f', 3, 'MCP face tools/list vs the direct upstream tools/list (issue 15)'],
 ];
 
 function throughputSection(t: ThroughputReport): string {

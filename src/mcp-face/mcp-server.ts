@@ -48,21 +48,11 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
     },
   );
 
-  const listFor = async (ctx: GraphQLContext): Promise<McpToolList> => {
-    const out = await deps.exec.execute(LIST_TOOLS, { view: served.view }, ctx);
-    if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
-    const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
-    served.listed(doc.etag);
-    return deps.lists.of(doc.etag, doc.body, served.scope);
-  };
+  const listFor = (ctx: GraphQLContext): Promise<McpToolList> => callerList(deps, served, ctx);
 
   server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => {
-    const ctx = contextOf(extra);
-    const cursor = req.params?.cursor;
-    const after = cursor === undefined ? null : decodeCursor(cursor);
-    if (cursor !== undefined && after === null) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
-    const page = pageOf(await listFor(ctx), after, deps.pageSize);
-    return page as unknown as { tools: [] };
+    const page = await listPage(deps, served, contextOf(extra), req.params?.cursor);
+    return page.result as unknown as { tools: [] };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
@@ -85,6 +75,27 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
   });
 
   return server;
+}
+
+/** The caller's list in MCP shape, through GET /tools' read path (LIST_TOOLS); the session learns the ETag it saw. */
+async function callerList(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext): Promise<McpToolList> {
+  const out = await deps.exec.execute(LIST_TOOLS, { view: served.view }, ctx);
+  if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
+  const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
+  served.listed(doc.etag);
+  return deps.lists.of(doc.etag, doc.body, served.scope);
+}
+
+/**
+ * One tools/list page: the result object (for the SDK's handler) and its JSON, serialised once per (list, page) and
+ * reused by the face's direct answer (mcp-face.ts), so a tools/list costs what GET /tools costs plus the envelope.
+ */
+export async function listPage(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext, cursor: unknown): Promise<{ result: unknown; json: string }> {
+  if (cursor !== undefined && typeof cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  const after = cursor === undefined ? null : decodeCursor(cursor);
+  if (cursor !== undefined && after === null) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  const list = await callerList(deps, served, ctx);
+  return pageOf(list, after, deps.pageSize);
 }
 
 /** Progress passes to the caller (when it asked with a progressToken); its cancellation passes to the upstream. */

@@ -18,6 +18,8 @@ export interface McpToolList {
   readonly tools: readonly McpTool[];
   readonly toolIds: readonly string[];
   readonly toolIdByName: ReadonlyMap<string, string>;
+  /** Pages already served, by (after, size): their result object and its JSON. */
+  readonly pages: Map<string, { result: unknown; json: string }>;
 }
 
 interface Descriptor {
@@ -73,7 +75,7 @@ export class McpToolListCache {
   /** `scope`: a source name (the /mcp/sources/{source} endpoint): only its tools, under their upstream names. */
   of(etag: string, body: { toString(): string; bytes?: Buffer }, scope: string | null): McpToolList {
     const size = body.bytes?.length ?? body.toString().length;
-    const key = `${etag}\u0000${size * 2}\u0000${scope ?? ''}`;
+    const key = `${etag}\u0000${size * 3}\u0000${scope ?? ''}`;
     const known = this.lists.get(key);
     if (known) return known;
     const parsed = JSON.parse(body.toString()) as Descriptor[] | { tools: Descriptor[] };
@@ -85,6 +87,7 @@ export class McpToolListCache {
       tools,
       toolIds: descriptors.map((d) => d.toolId),
       toolIdByName: new Map(tools.map((t, i) => [t.name, descriptors[i].toolId])),
+      pages: new Map(),
     };
     this.lists.set(key, list);
     return list;
@@ -115,8 +118,19 @@ export function decodeCursor(cursor: string): string | null {
   }
 }
 
-/** One page: tools after `after` (toolId order), and the cursor of the next page when there is one. */
-export function pageOf(list: McpToolList, after: string | null, size: number): { tools: readonly McpTool[]; nextCursor?: string } {
+/** One page: tools after `after` (toolId order), and the cursor of the next page when there is one; memoised per list. */
+export function pageOf(list: McpToolList, after: string | null, size: number): { result: unknown; json: string } {
+  const key = `${after ?? ''}\u0000${size}`;
+  const known = list.pages.get(key);
+  if (known) return known;
+  const result = slice(list, after, size);
+  const page = { result, json: JSON.stringify(result) };
+  // Bounded: a client walking a cursor loop over a huge list keeps at most this many pages per list.
+  if (list.pages.size < 256) list.pages.set(key, page);
+  return page;
+}
+
+function slice(list: McpToolList, after: string | null, size: number): { tools: readonly McpTool[]; nextCursor?: string } {
   let start = 0;
   if (after !== null) {
     let lo = 0;

@@ -88,6 +88,7 @@ describe('MCP conformance suite 0.1.13 against /mcp (issue 15)', function () {
     const failed = [...scenarios].filter(([, checks]) => checks.some((c) => c.status === 'FAILURE')).map(([n]) => n).sort();
     const checks = [...scenarios.values()].flat();
     console.log(`      conformance: ${scenarios.size - failed.length}/${scenarios.size} scenarios passed; checks ${checks.filter((c) => c.status === 'SUCCESS').length} passed, ${checks.filter((c) => c.status === 'FAILURE').length} failed (CLI exit ${code})`);
+    for (const [n, cs] of scenarios) for (const c of cs) if (c.status !== 'SUCCESS' && c.status !== 'FAILURE') console.log(`        (${c.status}) ${n}: ${c.id}: ${(c.errorMessage ?? '').slice(0, 200)}`);
     for (const n of failed) console.log(`        ✗ ${n}: ${scenarios.get(n)!.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage ?? ''}`.slice(0, 200)).join(' | ')}`);
     expect(scenarios.size, stdout.slice(-2000)).to.be.greaterThan(20);
     expect(failed).to.deep.equal(Object.keys(EXPECTED_FAILURES).sort());

@@ -146,6 +146,18 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
       expect(tools.map((t) => t.inputSchema)).to.deep.equal(descriptors.map((d) => d.inputSchema));
     });
 
+    it('the direct JSON answer of tools/list and the SDK handler\'s (a batch goes through the SDK) give the same page', async () => {
+      const h = { authorization: `Bearer ${ta.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
+      const init = await raw(host.url, '/mcp', 'POST', h, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+      const sh = { ...h, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-03-26' };
+      const direct = await raw(host.url, '/mcp', 'POST', sh, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }));
+      expect(direct.headers['content-type']).to.match(/^application\/json/);
+      const viaSdk = await raw(host.url, '/mcp', 'POST', sh, JSON.stringify([{ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }]));
+      const sdkMessages = viaSdk.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { id: number; result: unknown });
+      const sdk = sdkMessages.length ? sdkMessages : (JSON.parse(viaSdk.text) as Array<{ id: number; result: unknown }>);
+      expect(sdk.find((m) => m.id === 7)?.result).to.deep.equal((JSON.parse(direct.text) as { result: unknown }).result);
+    });
+
     it('stateless use: a tools/list without initialize answers JSON; GET without a session is 405', async () => {
       const r = await raw(host.url, '/mcp', 'POST', { authorization: `Bearer ${tb.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
       expect(r.status, r.text).to.equal(200);
