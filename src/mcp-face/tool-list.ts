@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { isMcpToolName, mcpNameOf } from './tool-name';
 
 /** What tools/list hands out for one descriptor (MCP `Tool`, spec 2025-11-25). */
-export interface McpTool {
+interface McpTool {
   readonly name: string;
   readonly title?: string;
   readonly description: string;
