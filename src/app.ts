@@ -179,7 +179,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       apollo,
       agentApollo,
       rest: new PreparedExecutor(schema, makeFormatError(log)),
-      calls: { maxRequestBytes: config.calls.maxRequestBytes, heartbeatMs: 15_000 },
+      calls: { maxRequestBytes: config.calls.maxRequestBytes, heartbeatMs: 15_000, bodyDeadlineMs: config.mcp.bodyDeadlineMs },
       mcp: config.mcp,
       hostVersion: config.hostVersion,
       onCatalogChange: (l) => generation.onChange(l),

@@ -17,6 +17,8 @@ export interface McpSettings {
   /** Live MCP sessions of this replica, and of one principal (its least recently used one is closed past it). */
   readonly maxSessions: number;
   readonly maxSessionsPerPrincipal: number;
+  /** Live MCP sessions (and, separately, event streams) of one tenant: one tenant never takes a replica's every slot. */
+  readonly maxSessionsPerTenant: number;
   /** A session nobody used for this long is closed. */
   readonly sessionIdleMs: number;
   /** Catalog changes are coalesced for this long before callers' views are compared (list_changed, catalog.changed). */
@@ -25,6 +27,8 @@ export interface McpSettings {
   readonly heartbeatMs: number;
   /** Largest JSON-RPC request body. */
   readonly maxRequestBytes: number;
+  /** A request body (on /mcp and the call endpoint) must have arrived within this long (TOOLCAT_BODY_DEADLINE_MS). */
+  readonly bodyDeadlineMs: number;
 }
 
 export const DEFAULT_MCP_SETTINGS: McpSettings = Object.freeze({
@@ -34,10 +38,12 @@ export const DEFAULT_MCP_SETTINGS: McpSettings = Object.freeze({
   pageSize: 1000,
   maxSessions: 2000,
   maxSessionsPerPrincipal: 32,
+  maxSessionsPerTenant: 256,
   sessionIdleMs: 30 * 60_000,
   changeDebounceMs: 100,
   heartbeatMs: 15_000,
   maxRequestBytes: 1024 * 1024 + 64 * 1024,
+  bodyDeadlineMs: 30_000,
 });
 
 export const MCP_ENV_DOCS: Readonly<Record<string, string>> = {
@@ -47,6 +53,8 @@ export const MCP_ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_MCP_PAGE_SIZE: `tools/list page size on /mcp (default ${DEFAULT_MCP_SETTINGS.pageSize})`,
   TOOLCAT_MCP_MAX_SESSIONS: `live MCP sessions per replica (default ${DEFAULT_MCP_SETTINGS.maxSessions}); then 503`,
   TOOLCAT_MCP_MAX_SESSIONS_PER_PRINCIPAL: `live MCP sessions of one principal (default ${DEFAULT_MCP_SETTINGS.maxSessionsPerPrincipal}); its least recently used one is closed`,
+  TOOLCAT_MCP_MAX_SESSIONS_PER_TENANT: `live MCP sessions, and event streams, of one tenant (default ${DEFAULT_MCP_SETTINGS.maxSessionsPerTenant}); then 429`,
+  TOOLCAT_BODY_DEADLINE_MS: `a request body on /mcp or a call endpoint must arrive within this long; then 408 (default ${DEFAULT_MCP_SETTINGS.bodyDeadlineMs})`,
   TOOLCAT_MCP_SESSION_IDLE_SECONDS: `an unused MCP session is closed after this long (default ${DEFAULT_MCP_SETTINGS.sessionIdleMs / 1000})`,
 };
 
@@ -70,6 +78,8 @@ export function loadMcpSettings(env: Env, int: Int, problems: string[]): McpSett
     pageSize: int('TOOLCAT_MCP_PAGE_SIZE', d.pageSize, 1, 100_000),
     maxSessions: int('TOOLCAT_MCP_MAX_SESSIONS', d.maxSessions, 1, 1_000_000),
     maxSessionsPerPrincipal: int('TOOLCAT_MCP_MAX_SESSIONS_PER_PRINCIPAL', d.maxSessionsPerPrincipal, 1, 10_000),
+    maxSessionsPerTenant: int('TOOLCAT_MCP_MAX_SESSIONS_PER_TENANT', d.maxSessionsPerTenant, 1, 1_000_000),
+    bodyDeadlineMs: int('TOOLCAT_BODY_DEADLINE_MS', d.bodyDeadlineMs, 100, 600_000),
     sessionIdleMs: int('TOOLCAT_MCP_SESSION_IDLE_SECONDS', d.sessionIdleMs / 1000, 1, 7 * 86_400) * 1000,
   };
 }

@@ -55,7 +55,7 @@ export function buildRequestListener(deps: {
   /** In-flight tracking for graceful shutdown. */
   track: (req: IncomingMessage, res: ServerResponse) => void;
   /** The call endpoints' bounds (issue 14). */
-  calls: { readonly maxRequestBytes: number; readonly heartbeatMs: number };
+  calls: { readonly maxRequestBytes: number; readonly heartbeatMs: number; readonly bodyDeadlineMs: number };
   /** The MCP face and /catalog/events (issue 15). */
   mcp: McpSettings;
   hostVersion: string;
@@ -115,7 +115,7 @@ export function buildRequestListener(deps: {
   });
   const events = createCatalogEvents({
     watch, contextFor, limiter, keyOf, origin: deps.mcp, databaseUp: () => health.isUp, heartbeatMs: deps.mcp.heartbeatMs,
-    maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
+    maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxPerTenant: deps.mcp.maxSessionsPerTenant, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
   });
   const mcp = createMcpFace({
     exec: deps.rest, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,

@@ -12,12 +12,15 @@ import { type RateLimiter, admitOrRefuse } from '../rest/rate-limit';
 import type { Logger } from '../shared/logger';
 import { checkOrigin } from '../shared/origin-guard';
 import { splitTarget } from '../shared/request-target';
+import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
 import { type ServedView, buildMcpServer, listPage } from './mcp-server';
 import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { McpToolListCache } from './tool-list';
 import { type ProtectedResource, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
 
 const MCP_PATH = '/mcp';
+/** Messages in one JSON-RPC batch (2025-03-26 only; later versions have none). */
+const MAX_BATCH = 32;
 /** One source's tools under their own names (source names: src/sources/mcp-tool-id.ts SOURCE_NAME_PATTERN). */
 const SOURCE_PATH = /^\/mcp\/sources\/([a-z0-9][a-z0-9-]{0,31})$/;
 
@@ -46,6 +49,7 @@ interface Session {
   readonly id: string;
   /** The decision key of the principal that opened it: only that principal may use it. */
   readonly owner: string;
+  readonly tenant: string;
   /** The endpoint it was opened on (/mcp or /mcp/sources/{source}): only usable there. */
   readonly path: string;
   readonly transport: StreamableHTTPServerTransport;
@@ -88,27 +92,41 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     await x.server.close().catch(() => undefined);
   };
 
-  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null): Promise<Session | 'full'> => {
-    const mine = [...sessions.values()].filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
-    for (const x of mine.slice(0, Math.max(0, mine.length - s.maxSessionsPerPrincipal + 1))) await closeSession(x);
+  /**
+   * A new session, counted before anything is awaited (so concurrent initializes cannot pass a bound together):
+   * past the principal's bound its least recently used session is closed; past the tenant's or the replica's, the
+   * answer says which (red-team finding 3).
+   */
+  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null): Promise<Session | 'tenant-full' | 'full'> => {
+    const tenant = ctx.principal!.tenantId;
+    const all = [...sessions.values()];
+    const mine = all.filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const x of mine.slice(0, Math.max(0, mine.length - s.maxSessionsPerPrincipal + 1))) void closeSession(x);
+    if (all.filter((x) => x.tenant === tenant && sessions.has(x.id)).length >= s.maxSessionsPerTenant) return 'tenant-full';
     if (sessions.size >= s.maxSessions) return 'full';
-    const baseline = await deps.watch.currentEtag(ctx, view);
+    const id = randomUUID();
     const watcher = {
-      ctx, view, etag: baseline,
+      ctx, view, etag: null as string | null,
       changed: () => void session.server.sendToolListChanged().catch(() => undefined),
       gone: () => void closeSession(session),
     };
     const served: ServedView = { view, scope, listed: (etag) => (watcher.etag = etag) };
     const server = buildMcpServer(serverDeps, served);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, session),
+      sessionIdGenerator: () => id,
       onsessionclosed: () => void closeSession(session),
       maxRequestBodySize: s.maxRequestBytes,
     });
-    const session: Session = { get id() { return transport.sessionId ?? ''; }, owner: key, path, transport, server, served, lastUsed: Date.now(), stopWatching: () => undefined };
-    await server.connect(transport);
-    session.stopWatching = deps.watch.add(watcher);
+    const session: Session = { id, owner: key, tenant, path, transport, server, served, lastUsed: Date.now(), stopWatching: () => undefined };
+    sessions.set(id, session);
+    try {
+      watcher.etag = await deps.watch.currentEtag(ctx, view);
+      await server.connect(transport);
+    } catch (err) {
+      await closeSession(session);
+      throw err;
+    }
+    if (sessions.has(id)) session.stopWatching = deps.watch.add(watcher);
     return session;
   };
 
@@ -118,6 +136,27 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     res.once('close', () => void server.close().catch(() => undefined));
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  };
+
+  /**
+   * A JSON-RPC batch (protocol 2025-03-26) costs one request-budget token per message, as REST pays per request
+   * (red-team finding 2: a 100-message batch ran 100 calls for one token).
+   */
+  const chargeBatch = (res: ServerResponse, key: string, body: unknown): boolean => {
+    if (!Array.isArray(body)) return true;
+    if (body.length > MAX_BATCH) {
+      jsonRpcError(res, 400, -32600, `A batch may hold at most ${MAX_BATCH} messages.`);
+      return false;
+    }
+    for (let i = 1; i < body.length; i++) {
+      const r = deps.limiter.take(key);
+      if (!r.allowed) {
+        res.setHeader('Retry-After', String(r.retryAfterSeconds));
+        jsonRpcError(res, 429, -32000, 'Too many requests: a batch costs one request per message.');
+        return false;
+      }
+    }
+    return true;
   };
 
   /**
@@ -146,17 +185,19 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     }
     const key = deps.keyOf(ctx);
     if (!admitOrRefuse(deps.limiter, key, res)) return;
+    // Decided by its own allow-list; several Host headers (which a proxy may read differently) are refused.
+    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i].toLowerCase() === 'host').length > 1) return jsonRpcError(res, 400, -32600, 'One Host header, please.');
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: key, scopes: [], extra: { ctx } };
-    const raw = query === null ? undefined : parseQuery(query).view;
-    const view = typeof raw === 'string' ? raw : null;
+    // The spec's rule, decided here once: `compact` asks for the compact view, anything else is the standard view.
+    const view = query !== null && parseQuery(query).view === 'compact' ? 'compact' : null;
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       // Unknown, closed, or another principal's: the same 404 (the SDK's own answer to an unknown session).
       if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
-      const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes) : undefined;
-      if (body === BAD) return;
+      const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs) : undefined;
+      if (body === BAD || !chargeBatch(res, key, body)) return;
       if (isDirectList(req, body)) return answerList(res, session.served, ctx, body);
       return session.transport.handleRequest(req, res, body);
     }
@@ -164,18 +205,22 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       res.setHeader('Allow', 'POST');
       return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
     }
-    const body = await readJson(req, res, s.maxRequestBytes);
-    if (body === BAD) return;
+    const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
+    if (body === BAD || !chargeBatch(res, key, body)) return;
     if (isDirectList(req, body)) return answerList(res, { view, scope, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, scope);
     const session = await openSession(ctx, key, view, path, scope);
+    if (session === 'tenant-full') {
+      res.setHeader('Retry-After', '30');
+      return jsonRpcError(res, 429, -32000, `This tenant has ${s.maxSessionsPerTenant} MCP sessions open, its bound; close some or use stateless requests.`);
+    }
     if (session === 'full') {
       res.setHeader('Retry-After', '30');
       return jsonRpcError(res, 503, -32000, 'Too many MCP sessions on this replica; retry later or use stateless requests.');
     }
     await session.transport.handleRequest(req, res, body);
     // An initialize the SDK refused (bad version, malformed) opened nothing.
-    if (!session.transport.sessionId) await session.server.close().catch(() => undefined);
+    if (!session.transport.sessionId) await closeSession(session);
   };
 
   return {
@@ -186,7 +231,12 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
           res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json' }).end('{"error":{"code":"METHOD_NOT_ALLOWED","message":"Use GET."}}');
           return true;
         }
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(JSON.stringify(protectedResourceMetadata(deps.resource, req.headers.host)));
+        // The document names the Host it was asked on (when no public URL is set): only allowed Hosts, and caches told so.
+        if (checkOrigin({ allowedHosts: s.allowedHosts, allowedOrigins: ['*'] }, req.headers) === 'host') {
+          jsonRpcError(res, 403, -32000, 'Forbidden: this Host is not served here.');
+          return true;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', Vary: 'Host' }).end(JSON.stringify(protectedResourceMetadata(deps.resource, req.headers.host)));
         return true;
       }
       const scope = SOURCE_PATH.exec(path);
@@ -242,29 +292,15 @@ function isInitialize(body: unknown): boolean {
 
 const BAD = Symbol('bad request');
 
-/** The JSON body, bounded; answers 413 / 400 (JSON-RPC parse error) itself and gives BAD then. */
-async function readJson(req: IncomingMessage, res: ServerResponse, max: number): Promise<unknown> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) {
-    res.setHeader('Connection', 'close');
-    jsonRpcError(res, 413, -32600, `The request body is larger than ${max} bytes.`);
-    return BAD;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > max) {
-      res.setHeader('Connection', 'close');
-      jsonRpcError(res, 413, -32600, `The request body is larger than ${max} bytes.`);
-      return BAD;
-    }
-    chunks.push(c);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    jsonRpcError(res, 400, -32700, 'Parse error');
-    return BAD;
-  }
+/** The JSON body, bounded in bytes, time and nesting (shared/json-body.ts); answers the refusal itself and gives BAD. */
+async function readJson(req: IncomingMessage, res: ServerResponse, max: number, deadlineMs: number): Promise<unknown> {
+  const r = await readJsonBody(req, { maxBytes: max, deadlineMs, maxDepth: MAX_BODY_NESTING });
+  if (r.ok && !r.empty) return r.value;
+  const why = r.ok ? 'not-json' : r.why;
+  if (why === 'too-large' || why === 'too-slow') res.setHeader('Connection', 'close');
+  if (why === 'too-large') jsonRpcError(res, 413, -32600, `The request body is larger than ${max} bytes.`);
+  else if (why === 'too-slow') jsonRpcError(res, 408, -32600, `The request body did not arrive within ${deadlineMs} ms.`);
+  else if (why === 'too-deep') jsonRpcError(res, 400, -32600, `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`);
+  else jsonRpcError(res, 400, -32700, 'Parse error');
+  return BAD;
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { isMcpToolName, mcpNameOf } from './tool-name';
+import { escapedNameOf, isMcpToolName, mcpNameOf } from './tool-name';
 
 /** What tools/list hands out for one descriptor (MCP `Tool`, spec 2025-11-25). */
 interface McpTool {
@@ -97,10 +97,12 @@ export class McpToolListCache {
 /**
  * On a source's own endpoint a tool keeps the name its server gave it (so a client written against that server works
  * through toolcat unchanged), unless that name is not a valid MCP name or starts with `_`: then the toolId's mapped
- * name, which always starts with `_` (tool-name.ts), so the two kinds never collide and names stay unique per source.
+ * escaped name, which always starts with `_` (tool-name.ts escapedNameOf, even for a toolId that needed no escaping),
+ * so the two kinds never collide and names stay unique per source (red-team finding 6: the plain mapped name of
+ * `_x` is the toolId `mcp.s._x`, which another tool of the same source may carry as its own name).
  */
 function scopedNameOf(d: Descriptor): string {
-  return isMcpToolName(d.name) && !d.name.startsWith('_') ? d.name : mcpNameOf(d.toolId);
+  return isMcpToolName(d.name) && !d.name.startsWith('_') ? d.name : escapedNameOf(d.toolId);
 }
 
 /** Opaque cursors: "the page after this toolId", so a list that changes between pages neither repeats nor skips. */
@@ -120,28 +122,33 @@ export function decodeCursor(cursor: string): string | null {
 
 /** One page: tools after `after` (toolId order), and the cursor of the next page when there is one; memoised per list. */
 export function pageOf(list: McpToolList, after: string | null, size: number): { result: unknown; json: string } {
-  const key = `${after ?? ''}\u0000${size}`;
-  const known = list.pages.get(key);
+  const start = startOf(list, after);
+  // Only the pages this server's own cursors lead to are kept (the first, and those after the last id of a full page):
+  // together they hold the list once, which the cache's size accounts for. A forged cursor (any string sorting
+  // anywhere) gets its page computed and not kept, so cursors cannot grow memory (red-team finding 1).
+  const canonical = start % size === 0 && (start === 0 ? after === null : list.toolIds[start - 1] === after);
+  const key = `${start}\u0000${size}`;
+  const known = canonical ? list.pages.get(key) : undefined;
   if (known) return known;
-  const result = slice(list, after, size);
+  const result = slice(list, start, size);
   const page = { result, json: JSON.stringify(result) };
-  // Bounded: a client walking a cursor loop over a huge list keeps at most this many pages per list.
-  if (list.pages.size < 256) list.pages.set(key, page);
+  if (canonical) list.pages.set(key, page);
   return page;
 }
 
-function slice(list: McpToolList, after: string | null, size: number): { tools: readonly McpTool[]; nextCursor?: string } {
-  let start = 0;
-  if (after !== null) {
-    let lo = 0;
-    let hi = list.toolIds.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list.toolIds[mid] <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    start = lo;
+function startOf(list: McpToolList, after: string | null): number {
+  if (after === null) return 0;
+  let lo = 0;
+  let hi = list.toolIds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list.toolIds[mid] <= after) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
+}
+
+function slice(list: McpToolList, start: number, size: number): { tools: readonly McpTool[]; nextCursor?: string } {
   const tools = list.tools.slice(start, start + size);
   const end = start + tools.length;
   return end < list.tools.length ? { tools, nextCursor: encodeCursor(list.toolIds[end - 1]) } : { tools };

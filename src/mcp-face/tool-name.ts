@@ -26,6 +26,11 @@ export function isMcpToolName(s: string): boolean {
 
 export function mcpNameOf(toolId: string): string {
   if (toolId.length <= MCP_NAME_MAX && !toolId.includes('~') && isMcpToolName(toolId)) return toolId;
+  return escapedNameOf(toolId);
+}
+
+/** Forms (2) or (3) whatever the toolId: always starts with `_`, still injective (resolved by lookup only). */
+export function escapedNameOf(toolId: string): string {
   const escaped = `_${toolId.replace(/[_~]/g, (c) => (c === '_' ? '__' : '_-'))}`;
   if (escaped.length <= MCP_NAME_MAX && isMcpToolName(escaped)) return escaped;
   const readable = toolId.slice(0, READABLE_CHARS).replace(/[^A-Za-z0-9_.-]/g, '-');

@@ -5,6 +5,7 @@ import { GET_CALL, START_CALL } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { CALL_STATUS_BY_CODE, NOT_FOUND_TOOL_BODY, sendJson } from './http-status';
 import { UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
+import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
 
 /**
  * The call endpoints (issue 14), translated onto the GraphQL layer like every other route:
@@ -20,6 +21,8 @@ export interface CallRouteDeps {
   readonly maxRequestBytes: number;
   /** How often an idle SSE stream sends a comment, so proxies keep it open. */
   readonly heartbeatMs: number;
+  /** The body must have arrived within this long (TOOLCAT_BODY_DEADLINE_MS): a trickled body never holds a connection. */
+  readonly bodyDeadlineMs: number;
 }
 
 export function prepareCallDocuments(exec: GraphQLExecutor): void {
@@ -27,14 +30,13 @@ export function prepareCallDocuments(exec: GraphQLExecutor): void {
 }
 
 export async function postCall(deps: CallRouteDeps, req: IncomingMessage, res: ServerResponse, ctx: GraphQLContext, toolId: string): Promise<void> {
-  const body = await readBody(req, deps.maxRequestBytes);
-  if (body === 'too-large') return sendJson(res, 413, errorBody('BAD_REQUEST', `The request body is larger than ${deps.maxRequestBytes} bytes.`), { Connection: 'close' });
-  let parsed: unknown;
-  try {
-    parsed = body.length ? JSON.parse(body.toString('utf8')) : {};
-  } catch {
-    return sendJson(res, 400, errorBody('BAD_REQUEST', 'The request body is not JSON.'));
-  }
+  // Bounded in bytes, time and nesting before anything is parsed (shared/json-body.ts).
+  const read = await readJsonBody(req, { maxBytes: deps.maxRequestBytes, deadlineMs: deps.bodyDeadlineMs, maxDepth: MAX_BODY_NESTING });
+  if (!read.ok && read.why === 'too-large') return sendJson(res, 413, errorBody('BAD_REQUEST', `The request body is larger than ${deps.maxRequestBytes} bytes.`), { Connection: 'close' });
+  if (!read.ok && read.why === 'too-slow') return sendJson(res, 408, errorBody('BAD_REQUEST', `The request body did not arrive within ${deps.bodyDeadlineMs} ms.`), { Connection: 'close' });
+  if (!read.ok && read.why === 'too-deep') return sendJson(res, 400, errorBody('BAD_REQUEST', `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`));
+  if (!read.ok) return sendJson(res, 400, errorBody('BAD_REQUEST', 'The request body is not JSON.'));
+  const parsed: unknown = read.empty ? {} : read.value;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return sendJson(res, 400, errorBody('BAD_REQUEST', 'The request body must be a JSON object: { "arguments": { … } }.'));
   const unknownKeys = Object.keys(parsed).filter((k) => k !== 'arguments');
   if (unknownKeys.length) return sendJson(res, 400, errorBody('BAD_REQUEST', `Unknown field${unknownKeys.length > 1 ? 's' : ''} in the request body: ${unknownKeys.slice(0, 5).join(', ')}. The body is { "arguments": { … } }.`));
@@ -160,27 +162,6 @@ function sendCallErrorOf(res: ServerResponse, ctx: GraphQLContext, code: string,
 
 function wantsEventStream(req: IncomingMessage): boolean {
   return /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
-}
-
-/** The body, or 'too-large' once it passes the bound (the rest is not read: the connection is closed after the 413). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) return Promise.resolve('too-large');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.pause();
-        resolve('too-large');
-        return;
-      }
-      chunks.push(c);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 /** One level only: the values below (a tool's structuredContent) may hold nulls of their own. */

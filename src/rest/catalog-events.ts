@@ -16,8 +16,9 @@ export interface CatalogEventsDeps {
   readonly origin: OriginPolicy;
   readonly databaseUp: () => boolean;
   readonly heartbeatMs: number;
-  /** Streams one principal may hold open, and this replica in all. */
+  /** Streams one principal, one tenant and this replica in all may hold open. */
   readonly maxPerPrincipal: number;
+  readonly maxPerTenant: number;
   readonly maxStreams: number;
   readonly onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
 }
@@ -35,10 +36,19 @@ const CATALOG_EVENTS_PATH = '/catalog/events';
  * server-side event log: the ETag is the state). An idle stream sends a `: keep-alive` comment every heartbeat.
  * The stream ends when the caller's credential stops holding (revoked key, deleted principal or tenant).
  */
+function tooMany(res: ServerResponse, message: string): void {
+  sendJson(res, 429, errorBody('RATE_LIMITED', message), { 'Retry-After': '30' });
+}
+
 export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMessage, res: ServerResponse) => boolean) & { closeAll(): void } {
   const open = new Map<string, number>();
   const streams = new Set<ServerResponse>();
   let total = 0;
+  const inc = (k: string, by: number): void => {
+    const n = (open.get(k) ?? 0) + by;
+    if (n <= 0) open.delete(k);
+    else open.set(k, n);
+  };
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     const { path, query } = splitTarget(req.url);
     if (path !== CATALOG_EVENTS_PATH) return false;
@@ -55,8 +65,8 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
       sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
       return true;
     }
-    const viewRaw = query === null ? undefined : parseQuery(query).view;
-    const view = typeof viewRaw === 'string' ? viewRaw : null;
+    // `compact` asks for the compact view; anything else is the standard view (the spec's rule), one watch group.
+    const view = query !== null && parseQuery(query).view === 'compact' ? 'compact' : null;
     void (async () => {
       const ctx = await deps.contextFor(req);
       if (!ctx.principal) {
@@ -65,33 +75,39 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
       }
       const key = deps.keyOf(ctx);
       if (!admitOrRefuse(deps.limiter, key, res)) return;
-      const mine = open.get(key) ?? 0;
-      if (mine >= deps.maxPerPrincipal || total >= deps.maxStreams) {
-        return sendJson(res, 429, errorBody('RATE_LIMITED', `Too many open event streams (at most ${deps.maxPerPrincipal} per principal).`), { 'Retry-After': '30' });
-      }
+      const tenantKey = `tenant\u0000${ctx.principal.tenantId}`;
+      if ((open.get(key) ?? 0) >= deps.maxPerPrincipal) return tooMany(res, `Too many open event streams for this principal (at most ${deps.maxPerPrincipal}).`);
+      if ((open.get(tenantKey) ?? 0) >= deps.maxPerTenant) return tooMany(res, `Too many open event streams for this tenant (at most ${deps.maxPerTenant}).`);
+      if (total >= deps.maxStreams) return sendJson(res, 503, errorBody('SERVICE_UNAVAILABLE', 'Too many open event streams on this replica; retry shortly.'), { 'Retry-After': '30' });
+      // The slot is taken before anything is awaited and given back on close, whenever that comes (red-team finding 9:
+      // checked before an await and counted after it, concurrent opens passed the bound, and a caller gone during the
+      // await leaked its slot).
+      inc(key, 1);
+      inc(tenantKey, 1);
+      total++;
+      let stop = (): void => undefined;
+      let heartbeat: NodeJS.Timeout | null = null;
+      res.once('close', () => {
+        if (heartbeat) clearInterval(heartbeat);
+        stop();
+        streams.delete(res);
+        total--;
+        inc(key, -1);
+        inc(tenantKey, -1);
+      });
       const current = await deps.watch.currentEtag(ctx, view);
+      if (res.destroyed) return;
       if (current === null) return sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Vary: 'Authorization' });
       if (req.method === 'HEAD') return void res.end();
-      open.set(key, mine + 1);
-      total++;
       streams.add(res);
       const send = (etag: string): void => void res.write(`id: ${etag}\nevent: catalog.changed\ndata: ${JSON.stringify({ etag })}\n\n`);
       res.write('retry: 2000\n\n');
       const last = req.headers['last-event-id'];
       if (last !== current) send(current);
-      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), deps.heartbeatMs);
+      heartbeat = setInterval(() => res.write(': keep-alive\n\n'), deps.heartbeatMs);
       heartbeat.unref();
-      const stop = deps.watch.add({ ctx, view, etag: current, changed: send, gone: () => res.end() });
-      res.once('close', () => {
-        clearInterval(heartbeat);
-        stop();
-        streams.delete(res);
-        total--;
-        const n = (open.get(key) ?? 1) - 1;
-        if (n <= 0) open.delete(key);
-        else open.set(key, n);
-      });
+      stop = deps.watch.add({ ctx, view, etag: current, changed: send, gone: () => res.end() });
     })().catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };

@@ -158,6 +158,17 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
       expect(sdk.find((m) => m.id === 7)?.result).to.deep.equal((JSON.parse(direct.text) as { result: unknown }).result);
     });
 
+    it('negotiates each protocol version from 2025-11-25 back to 2025-03-26 (Streamable HTTP\'s first)', async () => {
+      for (const v of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+        const h = { authorization: `Bearer ${tb.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
+        const r = await raw(host.url, '/mcp', 'POST', h, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+        const msg = r.text.split('\n').find((l) => l.startsWith('data: '));
+        const result = (JSON.parse(msg ? msg.slice(6) : r.text) as { result: { protocolVersion: string; capabilities: { tools?: { listChanged?: boolean } } } }).result;
+        expect(result.protocolVersion).to.equal(v);
+        expect(result.capabilities.tools?.listChanged).to.equal(true);
+      }
+    });
+
     it('stateless use: a tools/list without initialize answers JSON; GET without a session is 405', async () => {
       const r = await raw(host.url, '/mcp', 'POST', { authorization: `Bearer ${tb.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
       expect(r.status, r.text).to.equal(200);

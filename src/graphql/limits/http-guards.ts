@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { MAX_BODY_NESTING, jsonDepthExceeds } from '../../shared/json-body';
 
 /**
  * HTTP-level limits for /graphql (issue 5): body size and batching are refused before Apollo sees the request,
@@ -15,12 +16,20 @@ function refuse(res: Response, status: number, message: string): void {
  * body that is not JSON. Errors are ours, not the generic app error handler's.
  */
 export function graphqlJsonBody(maxRequestBytes: number): RequestHandler {
-  const parse = express.json({ limit: maxRequestBytes });
+  // Nesting is checked on the raw bytes before JSON.parse runs (body-parser's verify hook): a 1 MB body of nested
+  // brackets would otherwise hold the event loop for ~0.5 s (the red-team finding on /mcp, same here).
+  const parse = express.json({
+    limit: maxRequestBytes,
+    verify: (_req, _res, buf) => {
+      if (jsonDepthExceeds(buf, MAX_BODY_NESTING)) throw Object.assign(new Error('nested too deeply'), { status: 400, type: 'entity.too.deep' });
+    },
+  });
   return (req: Request, res: Response, next: NextFunction) => {
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { status?: number; type?: string };
       if (e.status === 413 || e.type === 'entity.too.large') return refuse(res, 413, `The request body is larger than ${maxRequestBytes} bytes.`);
+      if (e.type === 'entity.too.deep') return refuse(res, 400, `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`);
       if (e.status !== undefined && e.status >= 400 && e.status < 500) return refuse(res, e.status === 415 ? 415 : 400, 'The request body is not valid JSON.');
       next(err);
     });
