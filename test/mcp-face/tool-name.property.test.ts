@@ -21,7 +21,8 @@ const nearLimits = fc.tuple(fc.constantFrom('mcp.s.', 'ext.'), fc.integer({ min:
 const anyId = fc.oneof(toolIdArb, nearLimits).filter(isValidToolId);
 
 describe('MCP tool names (issue 15): stable, injective, reversible', () => {
-  it(`every toolId maps to a valid MCP name that maps back, and distinct ids never share a name (seed ${SEED}, ${RUNS} runs)`, () => {
+  it(`every toolId maps to a valid MCP name that maps back, and distinct ids never share a name (seed ${SEED}, ${RUNS} runs)`, function () {
+    this.timeout(60000);
     console.log(`      tool-name property seed ${SEED}`);
     fc.assert(
       fc.property(fc.uniqueArray(anyId, { minLength: 1, maxLength: 20 }), (ids) => {
