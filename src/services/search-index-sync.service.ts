@@ -25,8 +25,11 @@ export interface SearchIndexLoad {
   readonly ms: number;
 }
 
-/** Catalogs up to this size are indexed before the app serves (76 µs a tool: ~0.8 s); larger ones in the background. */
-const SYNC_START_MAX_TOOLS = 10_000;
+/**
+ * Catalogs up to this size are indexed before the app serves (measured through SQLite at start-up: ~270 µs a tool on
+ * the loaded 2-core bench machine, so at most ~1.4 s); larger ones in the background while search answers 503.
+ */
+const SYNC_START_MAX_TOOLS = 5_000;
 /** Coalesces the generation advances of a burst of writes into one pass. */
 const DEBOUNCE_MS = 50;
 /** Documents indexed between two yields to the event loop, so a large pass never stalls other requests for long. */
