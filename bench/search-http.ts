@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { TOOLS_PER_SOURCE, listingOf } from './catalog-data';
-import { type Options, Gql, log, onCleanup, setupAgent } from './common';
+import { type Options, Gql, log, onCleanup } from './common';
 import { Worker } from './ipc';
 import { request } from './loadgen';
 import { fmt, markdownTable, mb, memoryOf, summarize } from './stats';
@@ -86,13 +86,13 @@ async function devSetSection(set: DevSet): Promise<string> {
     list.push({ name: d.name, description: d.description ?? '', inputSchema: d.inputSchema ?? {} });
     bySource.set(d.source!, list);
   }
-  log(`search: ingesting the development set (${set.docs.length} tools, ${bySource.size} sources)`);
-  for (const [source, tools] of bySource) {
-    await gql.simulatedSource(source);
-    await worker.call('applyTools', { source, tools });
-  }
   const agent = await gql.tenantWithGrant('searchers', '*');
-  const served = JSON.parse((await request(`${init.url}/tools`, { agent: setupAgent, headers: { authorization: `Bearer ${agent.key}` } })).body.toString('utf8')) as unknown[];
+  log(`search: ingesting the development set (${set.docs.length} tools, ${bySource.size} sources)`);
+  // Sources first, back to back, then the listings over IPC: an admin connection idling through a long apply could
+  // be closed by the server's keep-alive timeout just as it is reused (ECONNRESET).
+  for (const source of bySource.keys()) await gql.simulatedSource(source);
+  for (const [source, tools] of bySource) await worker.call('applyTools', { source, tools });
+  const served = JSON.parse((await request(`${init.url}/tools`, { agent: new http.Agent({ keepAlive: false }), headers: { authorization: `Bearer ${agent.key}` } })).body.toString('utf8')) as unknown[];
   log('search: scoring the 94 task texts over HTTP');
   const rows = [];
   const scoring = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -127,16 +127,17 @@ async function scaleSection(set: DevSet | null, total: number): Promise<string> 
   const synthetic = set ? syntheticTools(set, total) : null;
   log(`search: ingesting ${total.toLocaleString('en')} tools (${sources} sources of ${TOOLS_PER_SOURCE}; ${set ? 'recombined from the development set' : 'the fixture catalog'})`);
   const t0 = performance.now();
+  const agent = await gql.tenantWithGrant('everything', '*');
+  const sourceName = (s: number) => `q${String(s).padStart(3, '0')}`;
+  for (let s = 0; s < sources; s++) await gql.simulatedSource(sourceName(s));
   for (let s = 0; s < sources; s++) {
-    const source = `q${String(s).padStart(3, '0')}`;
-    await gql.simulatedSource(source);
+    const source = sourceName(s);
     const tools = synthetic
       ? synthetic.slice(s * TOOLS_PER_SOURCE, (s + 1) * TOOLS_PER_SOURCE).map((d, i) => ({ name: `${d.name.slice(0, 40)}_${s}_${i}`, description: d.description, inputSchema: d.inputSchema ?? {} }))
       : listingOf(s * 10, 10);
     await worker.call('applyTools', { source, tools });
   }
   const ingestMs = performance.now() - t0;
-  const agent = await gql.tenantWithGrant('everything', '*');
   const figures = await worker.call<{ tools: number; buildMs: number; retainedBytes: number | null; stats: { bytes: number; terms: number; postings: number } }>('searchIndexFigures');
   const queries = set ? set.queries.map((q) => q.text) : FALLBACK_QUERIES;
   log(`search: ${queries.length} task texts over HTTP against ${figures.tools.toLocaleString('en')} visible tools`);

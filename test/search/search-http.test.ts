@@ -114,6 +114,7 @@ forEachDatabase('issue 18: tool search over REST and GraphQL', (database) => {
     expect(b.headers.get('etag')).to.equal(etag);
     const p = await post({ query: q });
     expect(p.status, p.text).to.equal(200);
+    expectStandardList(JSON.parse(p.text));
     expect(p.text).to.equal(a.text);
     expect(p.headers.get('etag')).to.equal(etag);
     const cond = await host.get(`/tools?q=${encodeURIComponent(q)}`, agent.key, { 'if-none-match': etag, 'cache-control': 'no-cache' });
@@ -242,6 +243,16 @@ forEachDatabase('issue 18: tool search over REST and GraphQL', (database) => {
       expect(ids((await search('postal letter')).json())).to.not.include('mcp.mail.send_email');
       expect(host.app.searchIndex.index.has('mcp.mail.send_email')).to.equal(false);
       expect(ids((await search('archive mail')).json())[0]).to.equal('mcp.mail.archive');
+    });
+
+    it('a host extension added or changed is searchable on the next request', async () => {
+      await anExtension(host, { name: 'translator', description: 'Translate text between languages.', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
+      expect(ids((await search('translate this text into German')).json())[0]).to.equal('ext.translator');
+      await anExtension(host, { name: 'translator', description: 'Convert currencies at the daily exchange rate.', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
+      expect(ids((await search('exchange rate for currencies')).json())[0]).to.equal('ext.translator');
+      expect(ids((await search('languages')).json())).to.not.include('ext.translator');
+      const compact = await search('exchange rate', agent.key, '&view=compact');
+      expectCompactList(compact.json());
     });
 
     it('a classification that takes a tool out of the caller\'s grant takes it out of its results', async () => {
