@@ -8,7 +8,7 @@
  * is only the client (the load generator and the admin calls), so the generator never shares a server's
  * event loop. The ceiling lives in the same process as toolcat, so the a/e ratio compares like with like.
  *
- *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile|big-source|hostile-storm]
+ *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile|big-source|hostile-storm|search]
  *                          [--duration=MS] [--warmup=MS] [--concurrency=N] [--rounds=N] [--max-tools=N]
  *                          [--postgres-url=URL] [--no-postgres] [--profile] [--sequential-build] [--full-warm]
  *
@@ -21,6 +21,7 @@
  *   --full-warm         at the largest size, list every tenant once and report RSS after that
  */
 import { compactionTable, runCompaction } from './compaction';
+import { searchSection } from './search-http';
 import { type StormFigure, runStorm, stormSection } from './hostile-storm';
 import { HOSTILE_SCENARIOS, hostileSection, runHostile } from './hostile';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -628,6 +629,9 @@ async function main(): Promise<void> {
   await runCleanups();
   // Issue 3: compaction throughput over the real-server corpus and the diamond blow-up (in this process, idle).
   const compaction = wants(o, 'compaction') ? runCompaction(o.quick ? 1000 : 3000) : null;
+  // Issue 18: tool search through the real path (dev-set relevance over HTTP, 100,000 visible tools).
+  const search = wants(o, 'search') ? await searchSection(o) : null;
+  await runCleanups();
 
   if (t) sections.push(throughputSection(t));
   for (const s of scales) sections.push(scaleSection(s));
@@ -636,6 +640,7 @@ async function main(): Promise<void> {
     sections.push([hostile.length ? hostileSection(hostile) : '### Hostile neighbours (issue 12)', storm ? `#### Notification storm (defect 4)\n\n${stormSection(storm)}` : ''].filter(Boolean).join('\n\n'));
   }
   if (compaction) sections.push(`### Compaction (issue 3)\n\n${compactionTable(compaction)}`);
+  if (search) sections.push(search);
   sections.push(targetsSection(t, scales, o));
   sections.push(`_Total bench time ${fmt((performance.now() - started) / 1000)} s._`);
   process.stdout.write(`${sections.join('\n\n')}\n`);

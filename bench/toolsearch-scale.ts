@@ -15,7 +15,7 @@ import type { DevSet } from './toolsearch-devset';
  * memory (heap + array buffers after gc, with --expose-gc; the index's own estimate otherwise), and query latency
  * warm (after one pass over the queries) for a caller who sees every tool and one who sees 10% of them.
  */
-function syntheticTools(set: DevSet, n: number, seed = 18): SearchDocument[] {
+export function syntheticTools(set: DevSet, n: number, seed = 18): SearchDocument[] {
   const docs = set.docs;
   const pick = (i: number, salt: string) => docs[createHash('sha256').update(`${seed}:${salt}:${i}`).digest().readUInt32BE(0) % docs.length];
   const out: SearchDocument[] = [];

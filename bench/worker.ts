@@ -10,6 +10,8 @@ import { Session } from 'node:inspector';
 import { type IntervalHistogram, PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { type App, createApp } from '../src/app';
 import { type Config, type DatabaseConfig, testConfig } from '../src/config/config';
+import { SearchIndexSync } from '../src/services/search-index-sync.service';
+import { createLogger } from '../src/shared/logger';
 import { listingOf } from './catalog-data';
 import { type LoadSpec, runLoad } from './loadgen';
 
@@ -61,6 +63,36 @@ const handlers: Record<string, Handler> = {
     const t0 = performance.now();
     const out = await app!.services.snapshots.apply(a.source, tools);
     return { ms: performance.now() - t0, ...out };
+  },
+
+  /** Issue 18: one simulated source's listing as given (the tool-search corpora), in one snapshot. */
+  async applyTools(a: { source: string; tools: unknown[] }) {
+    const t0 = performance.now();
+    const out = await app!.services.snapshots.apply(a.source, a.tools);
+    return { ms: performance.now() - t0, ...out };
+  },
+
+  /**
+   * Issue 18: the serving index's figures, and a second index built from the stored catalog exactly as at start-up
+   * (every stored tool read and indexed), timed, with the heap it retains (gc before and after; --expose-gc).
+   */
+  async searchIndexFigures() {
+    await app!.searchIndex.catchUp();
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const heap = () => {
+      gc?.();
+      gc?.();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = heap();
+    const fresh = new SearchIndexSync(app!.dataSource, app!.generation, createLogger('silent'));
+    const t0 = performance.now();
+    await fresh.catchUp();
+    const buildMs = performance.now() - t0;
+    const retained = heap() - before;
+    fresh.stop();
+    return { tools: fresh.index.size, buildMs, retainedBytes: gc ? retained : null, stats: fresh.index.stats(), serving: app!.searchIndex.index.stats() };
   },
 
   /** A ceiling: same bytes and headers as GET <path> answered by toolcat, from one prebuilt Buffer. */

@@ -27,6 +27,8 @@ import type { AppServices } from './graphql/services';
 import { createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
+import { SearchIndexSync } from './services/search-index-sync.service';
+import { ToolSearchService } from './services/tool-search.service';
 import { CeilingService } from './services/ceiling.service';
 import { type CallFinished, InvocationService } from './invocation/invocation.service';
 import { createUpstreams } from './invocation/upstreams';
@@ -53,6 +55,8 @@ export interface App {
   readonly services: AppServices;
   readonly cache: CatalogCache;
   readonly generation: CatalogGeneration;
+  /** The tool-search index and its maintenance (issue 18): stats and first-load figures for the bench. */
+  readonly searchIndex: SearchIndexSync;
   readonly log: Logger;
   readonly health: DbHealth;
   listen(port?: number, host?: string): Promise<{ server: Server; url: string }>;
@@ -80,6 +84,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
   const writeGate = new WriteGate();
   useImmediateTransactions(dataSource, writeGate);
   let snapshots: SourceSnapshotService | null = null;
+  let searchIndex: SearchIndexSync | null = null;
   try {
     if (await dataSource.showMigrations()) {
       if (!config.migrateOnStart) throw new PendingMigrationsError();
@@ -111,6 +116,11 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
     const catalog = new CatalogReadService(cache, { compactView: config.compactView });
+    // Issue 18: the search index follows the catalog generation (this replica's writes and every other's); a small
+    // catalog is indexed before serving, a large one in the background (search answers 503 until it is).
+    searchIndex = new SearchIndexSync(dataSource, generation, log);
+    await searchIndex.start();
+    const search = new ToolSearchService(cache, generation, searchIndex, { compactView: config.compactView });
     // Issue 14: calls go through the catalog's own decision, then to the tool's source or implementation.
     const calls = new ToolCallStore(dataSource);
     const implementations = new ExtensionImplementationStore(dataSource, config.secretEnv);
@@ -151,6 +161,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       scheduler,
       audit: new AuditQueryService(dataSource),
       catalog,
+      search,
       invocation,
       calls,
       callSessions: { drop: (source) => upstream.pool.drop(source) },
@@ -200,6 +211,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       apollo,
       cache,
       generation,
+      searchIndex,
       dataSource,
       services,
       health,
@@ -211,6 +223,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           await handler.close();
           await server.drain(drainMs);
           generation.stop();
+          searchIndex!.stop();
           health.stop();
           scheduler.stop();
           clearInterval(abandonedSweep);
@@ -226,6 +239,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       },
     };
   } catch (err) {
+    searchIndex?.stop();
     await snapshots?.close().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw err;

@@ -31,7 +31,7 @@ export interface CachedDocument {
  * A principal's visible set, kept compact because a whole-catalog grant makes it as long as the catalog:
  * sorted ids plus the raw 32-byte row stamps (hex strings and per-tool objects cost ~3x the heap).
  */
-interface VisibleSet {
+export interface VisibleSet {
   readonly generation: string;
   readonly key: string;
   /** toolIds in code-unit order (TC-CAT-7). */
@@ -119,6 +119,38 @@ export class CatalogCache {
       return this.get(p, toolId, view, attempt + 1);
     }
     return { body: new CachedBody(parts[0].bytes), etag: `"${view[0]}${parts[0].digest.toString('base64url').slice(0, 40)}"` };
+  }
+
+  /**
+   * The caller's visible set (issue 18): what search ranks, resolved exactly as list() resolves it. `key` is a hash
+   * of its content (ids and row stamps), so equal keys mean equal sets on every replica.
+   */
+  visibleSetOf(p: Principal): Promise<VisibleSet> {
+    return this.visibleSet(p);
+  }
+
+  /**
+   * A list document of some of `set`'s tools in the given order (search results: relevance order, the documented
+   * exception to toolId order). Same shape and descriptor bytes as list(); the ETag hashes `seed` (what else the
+   * answer depends on: the query's terms and the limit) and the descriptors' digests in order. null when the catalog
+   * moved under us (the caller starts over with a fresh set); ids not in the set are a caller bug.
+   */
+  async orderedDocument(set: VisibleSet, view: View, ids: readonly string[], seed: string): Promise<CachedDocument | null> {
+    const stamps = ids.map((toolId) => {
+      const rowHash = hashOf(set, toolId);
+      if (rowHash === null) throw new Error(`${toolId} is not in the visible set it was ranked from`);
+      return { toolId, rowHash };
+    });
+    const parts = await this.descriptorBytes(stamps, view);
+    if (!parts) return null;
+    const chunks: Buffer[] = [Buffer.from(view === 'compact' ? '{"tools":[' : '[')];
+    const etag = createHash('sha256').update(view).update('\u0000').update(seed).update('\u0000');
+    parts.forEach((d, i) => {
+      chunks.push(i ? Buffer.concat([COMMA, d.bytes]) : d.bytes);
+      etag.update(d.digest);
+    });
+    chunks.push(Buffer.from(view === 'compact' ? ']}' : ']'));
+    return { body: new CachedBody(Buffer.concat(chunks)), etag: `"q${view[0]}${etag.digest('base64url').slice(0, 40)}"` };
   }
 
   stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; hits: number; misses: number } {

@@ -11,7 +11,7 @@ import { type GraphQLFieldConfigMap, GraphQLObjectType, GraphQLSchema } from 'gr
  * The fields are the very field configs of the executable schema (same resolvers and middlewares), so the faces
  * cannot behave differently.
  */
-const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall'] as const;
+const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall', 'searchTools', 'searchToolsDocument'] as const;
 /** Fields of the executable schema that only in-process faces use. */
 const IN_PROCESS_FIELDS: readonly string[] = ['startToolCall'];
 

@@ -15,12 +15,12 @@ export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: bo
         extensions: { code, http: { status: 401, headers: new Map([['www-authenticate', bearerChallenge(ctx.credentialRejected === true)]]) } },
       });
     case CatalogErrorCode.Forbidden:
-    case CatalogErrorCode.InvalidArgument:
     case CatalogErrorCode.NotFound:
     case CatalogErrorCode.Conflict:
     case CatalogErrorCode.InvariantViolation:
     case CatalogErrorCode.CeilingExceeded:
       return new GraphQLError(err.message, { extensions: { code } });
+    case CatalogErrorCode.InvalidArgument: // details.reason of a refused search query (issue 18)
     case CatalogErrorCode.InvalidArguments:
     case CatalogErrorCode.IdempotencyKeyReused:
     case CatalogErrorCode.UpstreamTimeout:

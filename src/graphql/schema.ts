@@ -11,9 +11,10 @@ import { AuditResolver } from './audit.resolver';
 import { SourceResolver } from './source.resolver';
 import { ToolAdminResolver } from './tool-admin.resolver';
 import { CallResolver } from './call.resolver';
+import { SearchResolver } from './search.resolver';
 import { publicSchemaOf } from './agent-schema';
 
-const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver, CallResolver] as const;
+const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceResolver, AuditResolver, CallResolver, SearchResolver] as const;
 
 /**
  * Builds the executable schema. Resolvers get their services through a map-backed container (no global

@@ -8,6 +8,7 @@ import type { CeilingService } from '../services/ceiling.service';
 import type { GrantService } from '../services/grant.service';
 import type { TenancyService } from '../services/tenancy.service';
 import type { ToolAdminService } from '../services/tool-admin.service';
+import type { ToolSearchService } from '../services/tool-search.service';
 import type { SourceAdminService } from '../sources/source-admin.service';
 import type { SourceScheduler } from '../sources/source-scheduler';
 import type { SourceSnapshotService } from '../sources/source-snapshot.service';
@@ -27,6 +28,8 @@ export interface AppServices {
   readonly scheduler: SourceScheduler;
   readonly audit: AuditQueryService;
   readonly catalog: CatalogReadService;
+  /** Tool search over the caller's visible tools (issue 18). */
+  readonly search: ToolSearchService;
   readonly capabilities: Capabilities;
   /** Tool calls (issue 14) and their log. */
   readonly invocation: InvocationService;

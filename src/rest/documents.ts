@@ -37,3 +37,10 @@ export const GET_CALL = /* GraphQL */ `
     }
   }
 `;
+
+/** Issue 18: GET /tools?q= and POST /tools/search (the caller's visible tools in relevance order). */
+export const SEARCH_TOOLS = /* GraphQL */ `
+  query RestSearchTools($query: String!, $limit: Int, $view: String) {
+    document: searchToolsDocument(query: $query, limit: $limit, view: $view) { appliedView body etag }
+  }
+`;

@@ -3,13 +3,14 @@ import { parse as parseQuery } from 'node:querystring';
 import { CachedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
 import { ifNoneMatchHits } from './conditional';
-import { CAPABILITIES, GET_TOOL, LIST_TOOLS } from './documents';
+import { CAPABILITIES, GET_TOOL, LIST_TOOLS, SEARCH_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { splitTarget } from '../shared/request-target';
 import { type CallRouteDeps, getCall, postCall, prepareCallDocuments } from './call-routes';
 import { CALLS_METHOD_NOT_ALLOWED_BODY, HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, sendJson, statusForErrors } from './http-status';
 import { AUTHENTICATION_REQUIRED_TEXT, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { type RateLimiter, admitOrRefuse } from './rate-limit';
+import { type SearchInput, type SearchRefusal, isRefusal, searchOfBody, searchOfQueryString, sendRefusal, sendSearch } from './search-routes';
 
 export interface RestFacadeDeps {
   readonly exec: GraphQLExecutor;
@@ -41,7 +42,7 @@ export type RestFacade = (req: IncomingMessage, res: ServerResponse) => boolean;
  */
 export function createRestFacade(deps: RestFacadeDeps): RestFacade {
   const { exec } = deps;
-  for (const doc of [LIST_TOOLS, GET_TOOL, CAPABILITIES]) exec.prepare(doc);
+  for (const doc of [LIST_TOOLS, GET_TOOL, CAPABILITIES, SEARCH_TOOLS]) exec.prepare(doc);
   prepareCallDocuments(exec);
   const callDeps: CallRouteDeps = { exec, ...deps.calls };
 
@@ -68,6 +69,16 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
         return true;
       }
     }
+    // Issue 18: POST /tools/search is the read-only search with a body (task texts too long for a URL). Every other
+    // method on /tools/search is that of /tools/{toolId} for the toolId "search".
+    if (route.kind === 'tools' && toolId === 'search' && req.method === 'POST') {
+      if (!deps.databaseUp()) {
+        sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
+        return true;
+      }
+      serveSearch(deps, req, res, () => searchOfBody(req)).catch((err: unknown) => deps.onError(err, req, res));
+      return true;
+    }
     // TC-CAT-2: the catalog is read-only; a tool's calls are POSTed to /tools/{toolId}/calls (issue 14), a past call
     // is read with GET. Any other method answers 405 before anything runs.
     const allowed = route.kind === 'calls' ? (callId === null ? ['POST'] : ['GET', 'HEAD']) : ['GET', 'HEAD'];
@@ -82,6 +93,13 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
     if (route.kind === 'calls') {
       serveCall(deps, callDeps, req, res, toolId!, callId).catch((err: unknown) => deps.onError(err, req, res));
       return true;
+    }
+    if (route.kind === 'tools' && toolId === null && query !== null) {
+      const search = searchOfQueryString(query);
+      if (search) {
+        serveSearch(deps, req, res, () => Promise.resolve(search)).catch((err: unknown) => deps.onError(err, req, res));
+        return true;
+      }
     }
     const view = query === null ? null : viewParam(query);
     serve(deps, req, res, route.kind === 'capabilities' ? null : toolId === null ? { view } : { toolId, view }).catch((err: unknown) => deps.onError(err, req, res));
@@ -101,6 +119,19 @@ async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResp
   }
   const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
   sendDocument(req, res, ctx, out);
+}
+
+/** Identity and budget first (a refused caller's body is never read), then the search's input, then the search. */
+async function serveSearch(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResponse, input: () => Promise<SearchInput | SearchRefusal>): Promise<void> {
+  const ctx = await deps.contextFor(req);
+  if (ctx.principal && !admitOrRefuse(deps.limiter, deps.budgetKey(ctx), res)) return;
+  if (!ctx.principal) {
+    res.setHeader('WWW-Authenticate', bearerChallenge(ctx.credentialRejected));
+    return sendJson(res, 401, errorBody('UNAUTHENTICATED', AUTHENTICATION_REQUIRED_TEXT));
+  }
+  const got = await input();
+  if (isRefusal(got)) return sendRefusal(res, got);
+  return sendSearch(deps.exec, req, res, ctx, got);
 }
 
 async function serveCall(deps: RestFacadeDeps, callDeps: CallRouteDeps, req: IncomingMessage, res: ServerResponse, toolId: string, callId: string | null): Promise<void> {

@@ -1,5 +1,3 @@
-import type { ToolRecord } from '../catalog/tool-record';
-
 /**
  * What the search indexes of a tool, and the fields its text is split into. A pure description of the tool's text:
  * visibility is not here (the index is queried with a caller's visible set), classification is not here unless the
@@ -91,15 +89,4 @@ function schemaWords(schema: unknown): { names: string[]; texts: string[] } {
     }
   }
   return { names, texts };
-}
-
-/**
- * The search document of a stored tool.
- * @public the integration seam of docs/tool-search.md ("Integration"); knip.jsonc says why it is kept unused
- */
-export function searchDocumentOf(r: ToolRecord, metadata?: string): SearchDocument {
-  return {
-    toolId: r.toolId, tenantId: r.tenantId, name: r.name, title: r.title, description: r.description, inputSchema: r.inputSchemaText,
-    source: r.origin, metadata: metadata ?? null,
-  };
 }
