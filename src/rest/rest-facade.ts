@@ -76,7 +76,7 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
         sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
         return true;
       }
-      serveSearch(deps, req, res, () => searchOfBody(req)).catch((err: unknown) => deps.onError(err, req, res));
+      serveSearch(deps, req, res, () => searchOfBody(req, deps.calls.bodyDeadlineMs)).catch((err: unknown) => deps.onError(err, req, res));
       return true;
     }
     // TC-CAT-2: the catalog is read-only; a tool's calls are POSTed to /tools/{toolId}/calls (issue 14), a past call

@@ -3,6 +3,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { CachedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
 import { MAX_QUERY_CHARS } from '../search/query';
+import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
 import { UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { ifNoneMatchHits } from './conditional';
 import { SEARCH_TOOLS } from './documents';
@@ -49,19 +50,18 @@ export function searchOfQueryString(query: string): SearchInput | SearchRefusal 
 }
 
 /** The search of POST /tools/search: a JSON object { query, limit?, view? }. */
-export async function searchOfBody(req: IncomingMessage): Promise<SearchInput | SearchRefusal> {
+export async function searchOfBody(req: IncomingMessage, bodyDeadlineMs: number): Promise<SearchInput | SearchRefusal> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') return { status: 415, body: errorBody('BAD_REQUEST', 'The request body must be JSON (Content-Type: application/json).') };
-  const body = await readBounded(req, MAX_SEARCH_BODY_BYTES);
-  if (body === 'too-large') {
+  // Bounded in bytes, time and nesting before anything is parsed (shared/json-body.ts, as on /mcp and the calls).
+  const read = await readJsonBody(req, { maxBytes: MAX_SEARCH_BODY_BYTES, deadlineMs: bodyDeadlineMs, maxDepth: MAX_BODY_NESTING });
+  if (!read.ok && read.why === 'too-large') {
     return { status: 413, body: errorBody('BAD_REQUEST', `The request body is larger than ${MAX_SEARCH_BODY_BYTES} bytes (the query is at most ${MAX_QUERY_CHARS} characters).`), headers: { Connection: 'close' } };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return { status: 400, body: errorBody('BAD_REQUEST', 'The request body is not JSON.') };
-  }
+  if (!read.ok && read.why === 'too-slow') return { status: 408, body: errorBody('BAD_REQUEST', `The request body did not arrive within ${bodyDeadlineMs} ms.`), headers: { Connection: 'close' } };
+  if (!read.ok && read.why === 'too-deep') return { status: 400, body: errorBody('BAD_REQUEST', `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`) };
+  if (!read.ok || read.empty) return { status: 400, body: errorBody('BAD_REQUEST', 'The request body is not JSON.') };
+  const parsed = read.value;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { status: 400, body: errorBody('BAD_REQUEST', 'The request body must be a JSON object: { "query": "…", "limit": 10 }.') };
   const o = parsed as Record<string, unknown>;
   const unknownKeys = Object.keys(o).filter((k) => k !== 'query' && k !== 'limit' && k !== 'view');
@@ -116,25 +116,4 @@ function limitOf(v: string | string[] | undefined): number | null | 'bad' {
   if (v === undefined) return null;
   if (typeof v !== 'string' || !/^[0-9]+$/.test(v)) return 'bad';
   return v.length > MAX_LIMIT_DIGITS ? 'bad' : Number(v);
-}
-
-/** The body, or 'too-large' once it passes the bound (the rest is not read: the connection is closed after the 413). */
-function readBounded(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) return Promise.resolve('too-large');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.pause();
-        resolve('too-large');
-        return;
-      }
-      chunks.push(c);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }

@@ -88,7 +88,7 @@ forEachDatabase('MCP face under hostile input (issue 15 red team)', (database) =
     expect((await raw(s.host.url, '/mcp', 'POST', hdr(other.key), init())).status).to.equal(200);
   });
 
-  it('a deeply nested body is refused before it is parsed, on /mcp, the call endpoint and /graphql', async () => {
+  it('a deeply nested body is refused before it is parsed, on /mcp, the call endpoint, POST /tools/search and /graphql', async () => {
     const t = await aTenantWithKey(s.host, 'nesting');
     await anExtension(s.host, { name: 'nest_target', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
     await aGrant(s.host, { tenantId: t.tenantId, toolPattern: 'ext.*' });
@@ -99,6 +99,9 @@ forEachDatabase('MCP face under hostile input (issue 15 red team)', (database) =
     const call = await raw(s.host.url, '/tools/ext.nest_target/calls', 'POST', hdr(t.key), `{"arguments":{"x":${deep}}}`);
     expect(call.status).to.equal(400);
     expect(call.text).to.include('nested more than');
+    const search = await raw(s.host.url, '/tools/search', 'POST', hdr(t.key), `{"query":"x","view":${deep}}`);
+    expect(search.status).to.equal(400);
+    expect(search.text).to.include('nested more than');
     const gql = await raw(s.host.url, '/graphql', 'POST', hdr(s.host.adminKey), `{"query":"{ capabilities { hostVersion } }","variables":{"x":${deep}}}`);
     expect(gql.status).to.equal(400);
     expect(gql.text).to.include('nested more than');
