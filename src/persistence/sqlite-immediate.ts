@@ -23,6 +23,10 @@ export class WriteGate {
   idle(): Promise<void> {
     return this.held === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
   }
+
+  get isIdle(): boolean {
+    return this.held === 0;
+  }
 }
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
@@ -113,6 +117,8 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
   runner.immediate = true;
   const connection = () => (ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
   outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T): Promise<T> => {
+    // Nothing open and no swap: now (the common case, without waiting a turn).
+    if (gate.isIdle && !connection().inTransaction) return fn(connection());
     for (;;) {
       await tail; // every transaction started so far has ended (a later one may start meanwhile: checked again below)
       await gate.idle();

@@ -146,7 +146,7 @@ function boundedBody(res: http.IncomingMessage, maxBytes: number, onOversize: ((
 function headersOf(h: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
-  new Headers(h).forEach((value, name) => (out[name] = value));
+  (h instanceof Headers ? h : new Headers(h)).forEach((value, name) => (out[name] = value));
   return out;
 }
 
