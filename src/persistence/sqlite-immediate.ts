@@ -124,6 +124,9 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
       await gate.idle();
       const db = connection();
       if (!db.inTransaction) return fn(db);
+      // Open though the last transaction started here has ended: one this code did not start. A turn of the event
+      // loop before looking again, so the wait never spins on microtasks.
+      await new Promise<void>((r) => setImmediate(r));
     }
   });
 }
