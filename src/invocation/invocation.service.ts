@@ -304,7 +304,8 @@ export class InvocationService {
       // The caller still gets its answer; the log says the call log missed one.
       this.deps.log.error({ err, callId: row.callId }, 'could not record the end of a call');
     }
-    this.deps.onFinished?.({ toolId: row.toolId, source: targetOf(row.toolId).kind === 'mcp' ? (targetOf(row.toolId) as { source: string }).source : 'host-extension', outcome, durationMs });
+    const target = targetOf(row.toolId);
+    this.deps.onFinished?.({ toolId: row.toolId, source: target.kind === 'mcp' ? target.source : 'host-extension', outcome, durationMs });
   }
 }
 

@@ -23,9 +23,35 @@ export class WriteGate {
   idle(): Promise<void> {
     return this.held === 0 ? Promise.resolve() : new Promise((r) => this.waiters.push(r));
   }
+
+  get isIdle(): boolean {
+    return this.held === 0;
+  }
 }
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+/** The part of a better-sqlite3 connection the call log uses (typed here: the driver's own types are not a dependency). */
+export interface SqliteConnection {
+  readonly inTransaction: boolean;
+  prepare(sql: string): { run(...params: unknown[]): { changes: number } };
+}
+
+type Outside = <T>(fn: (db: SqliteConnection) => T) => Promise<T>;
+const outsideByDataSource = new WeakMap<DataSource, Outside>();
+
+/**
+ * Runs `fn` (synchronous statements on the raw connection) at a moment when no transaction is open on the process's
+ * one SQLite connection and the snapshot writer holds no lock. A statement run while another flow's transaction is
+ * open (between two of its awaited statements) would run inside it and be undone by its ROLLBACK: the call log lost
+ * a call that way (test/persistence/tool-call-store.test.ts). `fn` runs in one synchronous step after the checks, so
+ * nothing can open a transaction in between.
+ */
+export function outsideTransactions<T>(ds: DataSource, fn: (db: SqliteConnection) => T): Promise<T> {
+  const outside = outsideByDataSource.get(ds);
+  if (!outside) throw new Error('outsideTransactions: useImmediateTransactions was not applied to this data source');
+  return outside(fn);
+}
 
 /**
  * SQLite transactions of this process start with BEGIN IMMEDIATE (issue 12 defect 1). TypeORM's better-sqlite3
@@ -89,4 +115,18 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
     return query(sql, parameters, structured);
   }) as QueryRunner['query'];
   runner.immediate = true;
+  const connection = () => (ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+  outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T): Promise<T> => {
+    // Nothing open and no swap: now (the common case, without waiting a turn).
+    if (gate.isIdle && !connection().inTransaction) return fn(connection());
+    for (;;) {
+      await tail; // every transaction started so far has ended (a later one may start meanwhile: checked again below)
+      await gate.idle();
+      const db = connection();
+      if (!db.inTransaction) return fn(db);
+      // Open though the last transaction started here has ended: one this code did not start. A turn of the event
+      // loop before looking again, so the wait never spins on microtasks.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  });
 }

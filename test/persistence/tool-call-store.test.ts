@@ -1,0 +1,85 @@
+/**
+ * The call log's writes (issue 14: "every call is recorded"), on each database: a row begun and finished reads back
+ * as written, an Idempotency-Key twin is refused with CONFLICT, and a call-log write can never be lost with somebody
+ * else's transaction. On SQLite the process has one connection, so a write issued while another flow's transaction
+ * is open on it (an admin mutation between two of its statements) used to run inside that transaction and vanish
+ * with its ROLLBACK.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { DataSource } from 'typeorm';
+import { CatalogError } from '../../src/catalog/catalog.errors';
+import { createDataSource } from '../../src/persistence/data-source';
+import { useImmediateTransactions } from '../../src/persistence/sqlite-immediate';
+import { ToolCallStore } from '../../src/persistence/tool-call.store';
+import { forEachDatabase } from '../helpers/databases';
+
+forEachDatabase('the call log store (issue 14)', (database) => {
+  let ds: DataSource;
+  let store: ToolCallStore;
+  let drop: () => Promise<void>;
+
+  before(async function () {
+    this.timeout(60_000);
+    const created = await database.create();
+    drop = created.drop;
+    ds = createDataSource(created.db);
+    await ds.initialize();
+    useImmediateTransactions(ds);
+    await ds.runMigrations({ transaction: 'all' });
+    store = new ToolCallStore(ds);
+  });
+  after(async () => {
+    await ds?.destroy();
+    await drop?.();
+  });
+
+  const row = (over: Record<string, unknown> = {}) => ({
+    callId: randomUUID(), scope: 's'.repeat(64), tenantId: randomUUID(), principalId: 'p1', principalKind: 'agent', toolId: 'mcp.src.echo',
+    safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none', idempotencyKey: null as string | null, requestHash: 'h'.repeat(64),
+    arguments: null, argumentBytes: 2, attempts: 0, startedAt: new Date().toISOString(), requestId: 'req-1', ...over,
+  });
+  const done = { outcome: 'ok', answer: '{"result":{}}', resultBytes: 12, attempts: 1, finishedAt: new Date().toISOString(), durationMs: 3 };
+
+  it('records a call as running, then its end, field for field', async () => {
+    const r = row({ arguments: '{"a":1}' });
+    await store.begin(r);
+    const running = await store.mine(r.scope, r.toolId, r.callId);
+    expect(running).to.include({ callId: r.callId, status: 'running', outcome: null, answer: null, attempts: 0, argumentBytes: 2, arguments: '{"a":1}', requestId: 'req-1' });
+    await store.finish(r.callId, done);
+    const finished = await store.mine(r.scope, r.toolId, r.callId);
+    expect(finished).to.include({ status: 'completed', outcome: 'ok', answer: '{"result":{}}', resultBytes: 12, attempts: 1, durationMs: 3, finishedAt: done.finishedAt });
+  });
+
+  it('refuses a second running call with the same Idempotency-Key (CONFLICT), and frees the key on release', async () => {
+    const first = row({ idempotencyKey: 'k-1' });
+    await store.begin(first);
+    const err = await store.begin(row({ idempotencyKey: 'k-1' })).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(CatalogError);
+    expect((err as CatalogError).code).to.equal('CONFLICT');
+    await store.finish(first.callId, done, true);
+    expect((await store.mine(first.scope, first.toolId, first.callId))?.idempotencyKey).to.equal(null);
+    await store.begin(row({ idempotencyKey: 'k-1' }));
+  });
+
+  it("is not lost with another flow's transaction that rolls back", async () => {
+    const r = row();
+    await store.begin(r);
+    let inside!: () => void;
+    const opened = new Promise<void>((resolve) => (inside = resolve));
+    // Another flow's transaction, open across an await (on SQLite: the one shared connection).
+    const other = ds.transaction(async (m) => {
+      await m.query(ds.options.type === 'postgres' ? 'SELECT 1' : 'SELECT 1');
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      throw new Error('rolled back');
+    });
+    await opened;
+    const began = row();
+    const writes = Promise.all([store.finish(r.callId, done), store.begin(began)]);
+    await other.catch(() => undefined);
+    await writes;
+    expect((await store.mine(r.scope, r.toolId, r.callId))?.status).to.equal('completed');
+    expect(await store.mine(began.scope, began.toolId, began.callId)).to.not.equal(null);
+  });
+});
