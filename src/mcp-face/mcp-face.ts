@@ -97,7 +97,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
    * past the principal's bound its least recently used session is closed; past the tenant's or the replica's, the
    * answer says which (red-team finding 3).
    */
-  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null): Promise<Session | 'tenant-full' | 'full'> => {
+  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null, discovery: boolean): Promise<Session | 'tenant-full' | 'full'> => {
     const tenant = ctx.principal!.tenantId;
     const all = [...sessions.values()];
     const mine = all.filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
@@ -110,7 +110,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       changed: () => void session.server.sendToolListChanged().catch(() => undefined),
       gone: () => void closeSession(session),
     };
-    const served: ServedView = { view, scope, listed: (etag) => (watcher.etag = etag) };
+    const served: ServedView = { view, scope, found: discovery ? new Set() : null, listed: (etag) => (watcher.etag = etag) };
     const server = buildMcpServer(serverDeps, served);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -131,7 +131,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
   };
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null, scope: string | null): Promise<void> => {
-    const server = buildMcpServer(serverDeps, { view, scope, listed: () => undefined });
+    const server = buildMcpServer(serverDeps, { view, scope, found: null, listed: () => undefined });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: s.maxRequestBytes });
     res.once('close', () => void server.close().catch(() => undefined));
     await server.connect(transport);
@@ -189,7 +189,10 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i].toLowerCase() === 'host').length > 1) return jsonRpcError(res, 400, -32600, 'One Host header, please.');
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: key, scopes: [], extra: { ctx } };
     // The spec's rule, decided here once: `compact` asks for the compact view, anything else is the standard view.
-    const view = query !== null && parseQuery(query).view === 'compact' ? 'compact' : null;
+    const params = query === null ? {} : parseQuery(query);
+    const view = params.view === 'compact' ? 'compact' : null;
+    // Issue 18: progressive discovery is a session's choice at initialize (it needs the session to remember).
+    const discovery = params.discovery === 'search' && scope === null;
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
@@ -207,9 +210,9 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     }
     const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
     if (body === BAD || !chargeBatch(res, key, body)) return;
-    if (isDirectList(req, body)) return answerList(res, { view, scope, listed: () => undefined }, ctx, body);
+    if (isDirectList(req, body)) return answerList(res, { view, scope, found: null, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, scope);
-    const session = await openSession(ctx, key, view, path, scope);
+    const session = await openSession(ctx, key, view, path, scope, discovery);
     if (session === 'tenant-full') {
       res.setHeader('Retry-After', '30');
       return jsonRpcError(res, 429, -32000, `This tenant has ${s.maxSessionsPerTenant} MCP sessions open, its bound; close some or use stateless requests.`);

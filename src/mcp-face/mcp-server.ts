@@ -3,10 +3,10 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLContext } from '../graphql/context';
 import type { CallHandle, ToolCallResult } from '../invocation/invocation.service';
-import { LIST_TOOLS, START_CALL } from '../rest/documents';
+import { LIST_TOOLS, SEARCH_TOOLS, START_CALL } from '../rest/documents';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
 import { type McpToolList, type McpToolListCache, META_PREFIX, decodeCursor, pageOf } from './tool-list';
-import { isMcpToolName, needsCandidates, toolIdOfMcpName } from './tool-name';
+import { isMcpToolName, mcpNameOf, needsCandidates, toolIdOfMcpName } from './tool-name';
 
 export interface McpServerDeps {
   readonly exec: GraphQLExecutor;
@@ -18,6 +18,11 @@ export interface McpServerDeps {
 /** What one MCP server instance serves: a view, and (for a session) the list ETag its client last saw. */
 export interface ServedView {
   readonly view: string | null;
+  /**
+   * Progressive discovery (issue 18, `/mcp?discovery=search`): tools/list carries `find_tools` and the tools found so
+   * far in this session (toolIds); null when the session lists every visible tool.
+   */
+  readonly found: Set<string> | null;
   /** A source name: the /mcp/sources/{source} endpoint, its tools only, under their upstream names. */
   readonly scope: string | null;
   /** Called with the ETag of every list served, so a session's change watch compares against what the client has. */
@@ -58,6 +63,7 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const ctx = contextOf(extra);
     const name = req.params.name;
+    if (served.found && name === FIND_TOOLS.name) return findTools(deps, served, ctx, req.params.arguments, () => void server.sendToolListChanged().catch(() => undefined));
     // Unknown, not yours, made invisible mid-session: one answer, the same bytes for the same name (TC-CAT-4 on MCP).
     const unknown = (): McpError => new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 200))}`);
     if (!isMcpToolName(name)) throw unknown();
@@ -92,11 +98,65 @@ async function callerList(deps: McpServerDeps, served: ServedView, ctx: GraphQLC
  */
 export async function listPage(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext, cursor: unknown): Promise<{ result: unknown; json: string }> {
   if (cursor !== undefined && typeof cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  if (served.found) {
+    // Discovery: find_tools, then what it found that the caller still sees (a revoked tool drops out), toolId order.
+    const list = await callerList(deps, served, ctx);
+    const tools = [FIND_TOOLS, ...list.tools.filter((_, i) => served.found!.has(list.toolIds[i]))];
+    const result = { tools };
+    return { result, json: JSON.stringify(result) };
+  }
   const after = cursor === undefined ? null : decodeCursor(cursor);
   if (cursor !== undefined && after === null) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
   const list = await callerList(deps, served, ctx);
   return pageOf(list, after, deps.pageSize);
 }
+
+/** The discovery tool (issue 18): the caller's own visible tools for a task text, through GET /tools?q='s read path. */
+const FIND_TOOLS = {
+  name: 'find_tools',
+  title: 'Find tools',
+  description:
+    'Search the tools you may use for the ones that fit a task. Describe the task in plain words; the matching tools are added to your tool list (you are notified of the change) and listed here with their names and descriptions.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'The task, in plain words.' },
+      limit: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: 'How many tools to find.' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  annotations: { title: 'Find tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+} as const;
+
+async function findTools(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext, args: Record<string, unknown> | undefined, notify: () => void): Promise<CallToolResult> {
+  const query = args?.query;
+  const limit = args?.limit ?? 5;
+  if (typeof query !== 'string' || query.trim() === '' || typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 20) {
+    return { isError: true, content: [{ type: 'text', text: 'find_tools needs { "query": "<the task>", "limit": 1-20 }.' }] };
+  }
+  const out = await deps.exec.execute(SEARCH_TOOLS, { query, limit, view: served.view }, ctx);
+  if (out.errorCodes.length) {
+    if (out.errorCodes[0] === 'BAD_USER_INPUT' || out.errorCodes[0] === 'INVALID_ARGUMENT') return { isError: true, content: [{ type: 'text', text: `find_tools: ${out.errorMessages[0]}` }] };
+    throw protocolError(out.errorCodes[0], out.errorMessages[0]);
+  }
+  const doc = out.data?.document as { body: { toString(): string } };
+  const parsed = JSON.parse(doc.body.toString()) as Array<{ toolId: string; description: string }> | { tools: Array<{ toolId: string; description: string }> };
+  const hits = Array.isArray(parsed) ? parsed : parsed.tools;
+  const before = served.found!.size;
+  for (const h of hits) served.found!.add(h.toolId);
+  if (served.found!.size > MAX_FOUND) for (const id of [...served.found!].slice(0, served.found!.size - MAX_FOUND)) served.found!.delete(id);
+  if (served.found!.size !== before) notify();
+  const tools = hits.map((h) => ({ name: mcpNameOf(h.toolId), toolId: h.toolId, description: h.description }));
+  return {
+    content: [{ type: 'text', text: tools.length ? tools.map((t) => `${t.name}: ${t.description.slice(0, 300)}`).join('\n') : 'No tool you may use matches.' }],
+    structuredContent: { tools },
+    isError: false,
+  };
+}
+
+/** Tools one discovery session keeps in its list (the oldest found drop out past it). */
+const MAX_FOUND = 128;
 
 /** Progress passes to the caller (when it asked with a progressToken); its cancellation passes to the upstream. */
 async function follow(handle: CallHandle, extra: Extra, unknown: () => McpError): Promise<CallToolResult> {

@@ -321,6 +321,28 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
     });
   });
 
+  describe('progressive discovery (issue 18): /mcp?discovery=search', () => {
+    it('tools/list starts with find_tools only; find_tools adds the caller\'s own matches, with list_changed; another tenant\'s tools are never found', async function () {
+      this.timeout(30000);
+      const a = await open(ta.key, '/mcp?discovery=search');
+      expect((await listAll(a)).map((t) => t.name)).to.deep.equal(['find_tools']);
+      const found = await a.callTool({ name: 'find_tools', arguments: { query: 'echo back a message', limit: 3 } });
+      const hits = (found.structuredContent as { tools: Array<{ toolId: string; name: string }> }).tools;
+      expect(hits.map((h) => h.toolId)).to.include('mcp.everything.echo');
+      await until(async () => a.changes > 0, 2000, 10);
+      const listed = (await listAll(a)).map((t) => t.name);
+      expect(listed[0]).to.equal('find_tools');
+      expect(listed.slice(1)).to.deep.equal(hits.map((h) => h.name).sort());
+      expect((await a.callTool({ name: 'mcp.everything.echo', arguments: { message: 'found' } })).content).to.deep.equal([{ type: 'text', text: 'Echo: found' }]);
+      // B cannot see the hostile source: a query naming its tools finds none of them.
+      const b = await open(tb.key, '/mcp?discovery=search');
+      const bHits = ((await b.callTool({ name: 'find_tools', arguments: { query: 'hostile hang crash echo', limit: 20 } })).structuredContent as { tools: Array<{ toolId: string }> }).tools;
+      expect(bHits.filter((h) => h.toolId.startsWith('mcp.hostile.'))).to.deep.equal([]);
+      const bad = await b.callTool({ name: 'find_tools', arguments: { query: '' } });
+      expect(bad.isError).to.equal(true);
+    });
+  });
+
   describe('a credential that stops holding ends its streams', () => {
     it('revoking the key ends its /catalog/events stream and closes its MCP session; its next request is 401', async function () {
       this.timeout(30000);
