@@ -33,8 +33,10 @@ export class CatalogGeneration implements EntitySubscriberInterface {
     for (const l of this.listeners) l();
   }
 
-  onChange(listener: () => void): void {
+  /** Returns how to stop listening (a search index built for a measurement is dropped with it). */
+  onChange(listener: () => void): () => void {
     this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Reads the stored version now (and then every `intervalMs`); a different value advances the generation. */
