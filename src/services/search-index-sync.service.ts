@@ -43,13 +43,14 @@ export class SearchIndexSync {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private firstLoad: SearchIndexLoad | null = null;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly ds: DataSource,
     private readonly generation: CatalogGeneration,
     private readonly log: Logger,
   ) {
-    generation.onChange(() => this.schedule());
+    this.unsubscribe = generation.onChange(() => this.schedule());
   }
 
   /** True once every stored tool has been indexed once (before that, search answers 503). */
@@ -90,6 +91,7 @@ export class SearchIndexSync {
 
   stop(): void {
     this.stopped = true;
+    this.unsubscribe();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
@@ -141,7 +143,7 @@ export class SearchIndexSync {
     const ms = performance.now() - started;
     if (!this.firstLoad) {
       this.firstLoad = { tools: this.index.size, ms };
-      this.log.info({ tools: this.index.size, ms: Math.round(ms), bytes: this.index.stats().bytes }, 'search index loaded');
+      this.log.debug({ tools: this.index.size, ms: Math.round(ms), bytes: this.index.stats().bytes }, 'search index loaded'); // debug: CLI commands print their answer on stdout with the logs
     } else if (changed || removed) {
       this.log.debug({ changed, removed, ms: Math.round(ms) }, 'search index updated');
     }
