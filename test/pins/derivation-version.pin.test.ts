@@ -22,6 +22,8 @@ const PINNED: Readonly<Record<string, string>> = {
   // definition hash (src/catalog/definition-hash.ts, of the definition as given, so not part of this corpus hash:
   // the credential corpus is random), and the start-up refresh re-derives it (test/integration/definition-hash.test.ts)
   '3/1.1.0': '16dc3436e770d50c1d0c605cba4980fdada017342dd546bce2d1a6c27eceb7c2',
+  // issue 16: the neutral compactor's fidelity gaps (src/catalog/compact/gaps.test.ts)
+  '3/1.2.0': '73987f818df986cff569c6adbeaf095c9ce91233116f7021fd38fd83a36cd3ef',
 };
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures');
