@@ -12,6 +12,7 @@ import { rewrite, violations, type NodeRule, type ProfileName, type ProfileTable
 
 export { PROFILE_NAMES, isProfileName, type ProfileName, type Violation } from './rule-table';
 export { functionNameFor, toolIdForFunctionName } from './function-name';
+export { argumentsFromProfile } from './arguments';
 
 export const PROFILE_TABLES: Readonly<Record<ProfileName, ProfileTable>> = { gemini: GEMINI, openai: OPENAI, anthropic: ANTHROPIC };
 

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { compact, type JsonObject } from '../index';
-import { applyProfile, functionNameFor, PROFILE_NAMES, PROFILE_TABLES, profileViolations, toolIdForFunctionName } from './index';
+import { applyProfile, argumentsFromProfile, functionNameFor, PROFILE_NAMES, PROFILE_TABLES, profileViolations, toolIdForFunctionName } from './index';
 import { isValidToolId } from '../../tool-id';
 
 const neutral = (s: unknown): JsonObject => compact(s).schema;
@@ -102,6 +102,22 @@ describe('profile openai (strict mode where possible)', () => {
     const r = o({ type: 'object', properties: { a: { enum: values }, b: { enum: values }, c: { enum: values } } });
     expect(r.strict).to.equal(false);
     expect(r.notes[0].text).to.match(/^Not strict: 1200 enum values \(limit 1000\)/);
+  });
+});
+
+describe('argumentsFromProfile: the reverse of openai strict\'s null-for-optional', () => {
+  it('drops a null the original refuses for an optional field, keeps one it accepts, recurses, leaves other profiles alone', () => {
+    const s = neutral({
+      type: 'object',
+      properties: { q: { type: 'string' }, n: { type: 'integer' }, z: { type: ['string', 'null'] }, o: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } },
+      required: ['q'],
+    });
+    const sent = { q: 'x', n: null, z: null, o: [{ a: null }, { a: 'y' }], extra: null };
+    expect(argumentsFromProfile('openai', s, sent)).to.deep.equal({ q: 'x', z: null, o: [{}, { a: 'y' }], extra: null });
+    expect(argumentsFromProfile('gemini', s, sent)).to.equal(sent);
+    // what the profile serves and what it gives back meet: the strict schema's null is the original's absence
+    const strict = applyProfile('openai', s);
+    expect(strict.strict).to.equal(true);
   });
 });
 
