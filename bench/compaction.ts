@@ -2,10 +2,12 @@
  * Compaction section of `npm run bench` (issue 3): throughput over the corpus of real MCP tool schemas
  * (schemas per second, side by side with a plain JSON.parse+stringify of the same schemas as a yardstick), and
  * the time and output size of a diamond-shaped $ref blow-up (12 levels, two refs per level; target < 100 ms).
+ * Issue 16: each provider profile's throughput on the corpus's neutral compact schemas (what ingest runs after the
+ * compactor), and how many of them break the profile's rule table before (neutral view) and after.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compact } from '../src/catalog/compact';
+import { applyProfile, compact, PROFILE_NAMES, profileViolations, type JsonObject, type ProfileName } from '../src/catalog/compact';
 
 export interface CompactionFigures {
   readonly corpusSchemas: number;
@@ -15,6 +17,8 @@ export interface CompactionFigures {
   readonly diamondWarmMs: number;
   readonly diamondBytes: number;
   readonly diamondTruncated: boolean;
+  /** issue 16, per profile: schemas/s of applyProfile over the neutral compact schemas, violations before/after */
+  readonly profiles: ReadonlyArray<{ readonly profile: ProfileName; readonly schemasPerSecond: number; readonly before: number; readonly after: number }>;
 }
 
 function corpusSchemas(): unknown[] {
@@ -62,7 +66,21 @@ export function runCompaction(durationMs = 3000): CompactionFigures {
   const copyPerSecond = perSecond(() => {
     for (const t of texts) JSON.stringify(JSON.parse(t));
   }, texts.length, Math.min(durationMs, 1000));
+  const neutralTexts = texts.map((t) => JSON.stringify(compact(JSON.parse(t)).schema));
+  const profiles = PROFILE_NAMES.map((profile) => {
+    const neutral = neutralTexts.map((t) => JSON.parse(t) as JsonObject);
+    const before = neutral.filter((n) => profileViolations(profile, n, profile === 'openai' ? true : undefined).length > 0).length;
+    const after = neutral.filter((n) => {
+      const r = applyProfile(profile, n);
+      return profileViolations(profile, r.schema, r.strict).length > 0;
+    }).length;
+    const rate = perSecond(() => {
+      for (const t of neutralTexts) applyProfile(profile, JSON.parse(t) as JsonObject);
+    }, neutralTexts.length, Math.min(durationMs, 1000));
+    return { profile, schemasPerSecond: rate, before, after };
+  });
   return {
+    profiles,
     corpusSchemas: texts.length,
     schemasPerSecond,
     copyPerSecond,
@@ -82,6 +100,9 @@ export function compactionTable(f: CompactionFigures): string {
     `| diamond 12 levels × 2 refs, first call | ${f.diamondColdMs.toFixed(1)} ms (target < 100 ms) |`,
     `| diamond, warm average | ${f.diamondWarmMs.toFixed(1)} ms |`,
     `| diamond output | ${f.diamondBytes.toLocaleString('en')} bytes, truncated: ${f.diamondTruncated} |`,
+    ...f.profiles.map(
+      (p) => `| profile ${p.profile} (after the compactor) | ${Math.round(p.schemasPerSecond).toLocaleString('en')} schemas/s; schemas breaking its rules: ${p.before} before, ${p.after} after |`,
+    ),
   ].join('\n');
 }
 

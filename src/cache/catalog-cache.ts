@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Principal, decisionKey } from '../catalog/principal';
-import { type View, serializeView } from '../catalog/projection';
+import { type ServedView, isCompactView, serializeView } from '../catalog/projection';
 import { compareCodeUnits } from '../catalog/stable-compare';
 import type { ToolRepository, VisibleStamp } from '../persistence/tool.repository';
 import { LRUCache } from 'lru-cache';
@@ -14,7 +14,8 @@ import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS } from '../config/cache-s
  *   visible sets   decision key -> the (toolId, rowHash) list for the current generation (one scoped query per
  *                  principal per catalog change; the SQL decides visibility, never this cache). The key is
  *                  decisionKey(principal): tenant, kind, id, role, groups (issue 11 defect 1).
- *   descriptors    (view, rowHash, toolId) -> exact bytes and their SHA-256, made by the running code; a changed
+ *   descriptors    (view, rowHash, toolId) -> exact bytes (the view as served: a provider profile, issue 16, is its
+ *                  own view `compact:<profile>`, so every layer's key and every ETag differ per profile) and their SHA-256, made by the running code; a changed
  *                  row has a new stamp, unchanged rows are never re-serialised
  *   documents      (view, visible-set hash) -> list body and ETag, shared by every principal who sees the
  *                  same set (the common case: all agents of a tenant)
@@ -77,7 +78,7 @@ export class CatalogCache {
     generation.onChange(() => this.visible.clear()); // descriptors and documents are content-addressed: kept
   }
 
-  async list(p: Principal, view: View, attempt = 0): Promise<CachedDocument> {
+  async list(p: Principal, view: ServedView, attempt = 0): Promise<CachedDocument> {
     const set = await this.visibleSet(p);
     const key = `${view}|${set.key}`;
     const hit = this.documents.get(key);
@@ -93,8 +94,8 @@ export class CatalogCache {
       this.generation.advance();
       return this.list(p, view, attempt + 1);
     }
-    const open = Buffer.from(view === 'compact' ? '{"tools":[' : '[');
-    const close = Buffer.from(view === 'compact' ? ']}' : ']');
+    const open = Buffer.from(isCompactView(view) ? '{"tools":[' : '[');
+    const close = Buffer.from(isCompactView(view) ? ']}' : ']');
     const chunks: Buffer[] = [open];
     const etag = createHash('sha256').update(view);
     parts.forEach((d, i) => {
@@ -108,7 +109,7 @@ export class CatalogCache {
   }
 
   /** null when the tool is not in the caller's visible set (unknown and not-yours alike). */
-  async get(p: Principal, toolId: string, view: View, attempt = 0): Promise<CachedDocument | null> {
+  async get(p: Principal, toolId: string, view: ServedView, attempt = 0): Promise<CachedDocument | null> {
     const set = await this.visibleSet(p);
     const rowHash = hashOf(set, toolId);
     if (rowHash === null) return null;
@@ -135,7 +136,7 @@ export class CatalogCache {
    * answer depends on: the query's terms and the limit) and the descriptors' digests in order. null when the catalog
    * moved under us (the caller starts over with a fresh set); ids not in the set are a caller bug.
    */
-  async orderedDocument(set: VisibleSet, view: View, ids: readonly string[], seed: string): Promise<CachedDocument | null> {
+  async orderedDocument(set: VisibleSet, view: ServedView, ids: readonly string[], seed: string): Promise<CachedDocument | null> {
     const stamps = ids.map((toolId) => {
       const rowHash = hashOf(set, toolId);
       if (rowHash === null) throw new Error(`${toolId} is not in the visible set it was ranked from`);
@@ -143,13 +144,13 @@ export class CatalogCache {
     });
     const parts = await this.descriptorBytes(stamps, view);
     if (!parts) return null;
-    const chunks: Buffer[] = [Buffer.from(view === 'compact' ? '{"tools":[' : '[')];
+    const chunks: Buffer[] = [Buffer.from(isCompactView(view) ? '{"tools":[' : '[')];
     const etag = createHash('sha256').update(view).update('\u0000').update(seed).update('\u0000');
     parts.forEach((d, i) => {
       chunks.push(i ? Buffer.concat([COMMA, d.bytes]) : d.bytes);
       etag.update(d.digest);
     });
-    chunks.push(Buffer.from(view === 'compact' ? ']}' : ']'));
+    chunks.push(Buffer.from(isCompactView(view) ? ']}' : ']'));
     return { body: new CachedBody(Buffer.concat(chunks)), etag: `"q${view[0]}${etag.digest('base64url').slice(0, 40)}"` };
   }
 
@@ -182,7 +183,7 @@ export class CatalogCache {
    * loaded row belongs to the stamp only if its stored rowHash is the stamp itself: stored compared with stored,
    * never with something the running code recomputes.
    */
-  private async descriptorBytes(stamps: readonly Stamp[], view: View): Promise<Descriptor[] | null> {
+  private async descriptorBytes(stamps: readonly Stamp[], view: ServedView): Promise<Descriptor[] | null> {
     const out: Array<Descriptor | undefined> = stamps.map((s) => this.descriptors.get(`${view}|${s.rowHash}|${s.toolId}`));
     const missing = stamps.filter((_, i) => !out[i]).map((s) => s.toolId);
     if (missing.length) {

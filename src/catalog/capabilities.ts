@@ -1,4 +1,5 @@
 import type { ToolSource } from './descriptor';
+import { PROFILE_NAMES, type ProfileName } from './compact';
 
 /** The capabilities document (GET /capabilities). Derived from configuration, so advertising and behaviour agree. */
 export interface Capabilities {
@@ -9,6 +10,8 @@ export interface Capabilities {
     readonly sessionLifecycle: boolean;
     /** POST /tools/{toolId}/calls (issue 14). */
     readonly calls: boolean;
+    /** issue 16: the provider profiles of the compact view (`?view=compact&profile=<name>`); empty without compactView */
+    readonly profiles: readonly ProfileName[];
   };
 }
 
@@ -22,6 +25,7 @@ export function deriveCapabilities(opts: { hostVersion: string; compactView: boo
       // content-free tool.session.opened and tool.session.closed (TC-SESS-1).
       sessionLifecycle: true,
       calls: true,
+      profiles: opts.compactView ? [...PROFILE_NAMES] : [],
     },
   };
 }

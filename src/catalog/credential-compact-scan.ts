@@ -1,6 +1,7 @@
 import { CatalogError, CatalogErrorCode } from './catalog.errors';
 import { type CredentialFinding, scrubSchema } from './credential-scrub';
 import type { JsonObject } from './descriptor';
+import { findCredentialKinds, isPlaceholderValue, looksRandom } from './credentials';
 
 /**
  * The compact view is scanned as it is served (TC-DESC-4, issue 11 red team F1/F6). The compactor inlines every
@@ -42,4 +43,18 @@ export function scrubCompactView(compactSchemaText: string, findings: Credential
 
 function refusal(message: string): CatalogError {
   return new CatalogError(CatalogErrorCode.InvariantViolation, message, { level: 'warn' });
+}
+
+/**
+ * Issue 16: whether a description a provider profile wrote (the neutral view's scanned description plus fixed-wording
+ * notes holding the node's own enum/default values) needs no scan of the whole profile text. Conservative: no
+ * credential kind, and no random-looking word, the two things the prose scan (credential-scrub.ts scrubProse) redacts
+ * beyond literals the node already serves as data. Anything else sends the profile text through scrubCompactView.
+ */
+export function profileProseIsClean(text: string): boolean {
+  if (findCredentialKinds(text).length > 0) return false;
+  return text.split(/\s+/).every((word) => {
+    const core = word.replace(/^[.:!?=*#(),"'-]+|[.:!?=*#(),"'-]+$/g, '');
+    return core === '' || /:\/\/|^\/|\/.*\//.test(core) || !looksRandom(core) || isPlaceholderValue(core);
+  });
 }

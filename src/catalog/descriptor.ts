@@ -53,6 +53,10 @@ export interface ToolDescriptor extends Classification {
 export interface CompactToolDescriptor extends Classification {
   readonly toolId: string;
   readonly name: string;
+  /** with a provider profile only (issue 16): the name to declare the function under, valid for that provider */
+  readonly functionName?: string;
+  /** profile openai only: whether inputSchema is meant for `strict: true` */
+  readonly strict?: boolean;
   readonly description: string;
   readonly source: ToolSource;
   readonly inputSchema: JsonObject;

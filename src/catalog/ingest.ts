@@ -1,11 +1,11 @@
 import { CatalogError, CatalogErrorCode } from './catalog.errors';
 import { classify } from './classification';
-import { scrubCompactView } from './credential-compact-scan';
+import { profileProseIsClean, scrubCompactView } from './credential-compact-scan';
 import { type CredentialFinding, scrubSchema, scrubText } from './credential-scrub';
 import { containsCredential } from './credentials';
 import type { Classification, JsonObject } from './descriptor';
 import { type IngestBounds, DEFAULT_INGEST_BOUNDS, jsonDepth } from './ingest-bounds';
-import { compactFor } from './compact-view';
+import { compactFor, profilesTextFor } from './compact-view';
 import { compact } from './compact';
 import { definitionHash } from './definition-hash';
 import { schemaProblem } from './json-schema-check';
@@ -74,6 +74,15 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
   const claimsText = def.claims === undefined || def.claims === null ? null : boundedJson(def.claims, bounds);
   const compactForm = compactFor(inputSchemaText);
   const compactSchemaText = scrubCompactView(compactForm.schemaText, findings); // scanned as served (TC-DESC-4)
+  // issue 16: the per-provider profiles, computed here once per (schema hash, compactor version, profile), each scanned as served
+  const profileFindings: CredentialFinding[] = [];
+  const compactProfilesText = profilesTextFor(def.toolId, compactForm, compactSchemaText, {
+    scrub: (text) => scrubCompactView(text, profileFindings),
+    isClean: profileProseIsClean,
+  });
+  // the profiles repeat the neutral view's prose: a finding is logged once per place and kind, not once per profile
+  const seen = new Set(findings.map(findingKey));
+  for (const f of profileFindings) if (!seen.has(findingKey(f))) (seen.add(findingKey(f)), findings.push(f));
   return {
     unclassified: {
       toolId: def.toolId,
@@ -90,6 +99,7 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
       compactSchemaText,
       compactNotesText: JSON.stringify(compactForm.notes),
       compactKey: compactForm.key,
+      compactProfilesText,
       ingestNotesText: JSON.stringify(notes),
       gateVersion: INGEST_GATE_VERSION,
     },
@@ -101,6 +111,10 @@ export function gateTool(def: ToolDefinition, bounds: IngestBounds = DEFAULT_ING
 export function withDecision(gated: GatedTool, hostDecision: Classification | null): PreparedTool {
   const u = gated.unclassified;
   return { record: { ...u, classification: classify(u.source, hostDecision), classified: hostDecision !== null }, findings: gated.findings };
+}
+
+function findingKey(f: CredentialFinding): string {
+  return JSON.stringify([f.path, f.action, f.kinds]);
 }
 
 function requireText(v: unknown, field: string, max: number, nonEmpty: boolean): string {

@@ -27,6 +27,11 @@ export interface ToolRecord {
   readonly compactSchemaText: string;
   readonly compactNotesText: string;
   readonly compactKey: string;
+  /**
+   * JSON of StoredProfiles (catalog/compact-view.ts, issue 16): per provider profile, the function name, the
+   * profile's inputSchema text, openai's `strict`, and the profile's notes. Computed at ingest with the compact view.
+   */
+  readonly compactProfilesText: string;
   /** JSON array of IngestNote: what the ingest gate repaired (e.g. a typeless root), shown to admins. */
   readonly ingestNotesText: string;
   /** INGEST_GATE_VERSION of the gate that produced this record. */

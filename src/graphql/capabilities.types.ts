@@ -6,6 +6,7 @@ export class ToolCatalogCapabilitiesType {
   @Field(() => Boolean) compactView!: boolean;
   @Field(() => Boolean) sessionLifecycle!: boolean;
   @Field(() => Boolean, { description: 'Tools are called with POST /tools/{toolId}/calls.' }) calls!: boolean;
+  @Field(() => [String], { description: 'Provider profiles of the compact view: GET /tools?view=compact&profile=<name> (issue 16).' }) profiles!: string[];
 }
 
 @ObjectType('Capabilities')

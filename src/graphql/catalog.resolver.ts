@@ -8,7 +8,8 @@ import { CatalogDocumentType, ToolListType, ToolViewUnion } from './tool.types';
 
 /**
  * Agent-facing reads. Every one is tenant-scoped by the services' queries; an invisible tool is null, never
- * an error (TC-CAT-4). `view` is a String, not an enum, so unknown views fall back (TC-VIEW-4).
+ * an error (TC-CAT-4). `view` is a String, not an enum, so unknown views fall back (TC-VIEW-4); so is `profile`
+ * (issue 16): an unknown or absent profile is the neutral compact view, and it changes nothing outside the compact view.
  */
 @Resolver()
 export class CatalogResolver {
@@ -20,7 +21,7 @@ export class CatalogResolver {
     const c = this.s.capabilities;
     return Object.assign(new CapabilitiesType(), {
       hostVersion: c.hostVersion,
-      toolCatalog: Object.assign(new ToolCatalogCapabilitiesType(), { ...c.toolCatalog, sources: [...c.toolCatalog.sources] }),
+      toolCatalog: Object.assign(new ToolCatalogCapabilitiesType(), { ...c.toolCatalog, sources: [...c.toolCatalog.sources], profiles: [...c.toolCatalog.profiles] }),
     });
   }
 
@@ -31,9 +32,13 @@ export class CatalogResolver {
   }
 
   @Query(() => ToolListType, { description: 'The tools the caller may invoke, sorted by toolId (TC-CAT-3, TC-CAT-7).' })
-  async tools(@Ctx() ctx: GraphQLContext, @Arg('view', () => String, { nullable: true }) view?: string | null): Promise<ToolListType> {
-    const { appliedView, descriptors } = await this.s.catalog.list(requirePrincipal(ctx), view);
-    return Object.assign(new ToolListType(), { appliedView, tools: descriptors.map((d) => toToolView(d, appliedView)) });
+  async tools(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'gemini | openai | anthropic (issue 16); compact view only.' }) profile?: string | null,
+  ): Promise<ToolListType> {
+    const { appliedView, appliedProfile, descriptors } = await this.s.catalog.list(requirePrincipal(ctx), view, profile);
+    return Object.assign(new ToolListType(), { appliedView, appliedProfile, tools: descriptors.map((d) => toToolView(d, appliedView)) });
   }
 
   @Query(() => ToolViewUnion, { nullable: true, description: 'null when the tool is unknown or not visible to the caller: the two are indistinguishable.' })
@@ -41,14 +46,19 @@ export class CatalogResolver {
     @Ctx() ctx: GraphQLContext,
     @Arg('toolId', () => String) toolId: string,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'gemini | openai | anthropic (issue 16); compact view only.' }) profile?: string | null,
   ): Promise<typeof ToolViewUnion | null> {
-    const found = await this.s.catalog.get(requirePrincipal(ctx), toolId, view);
+    const found = await this.s.catalog.get(requirePrincipal(ctx), toolId, view, profile);
     return found ? toToolView(found.descriptor, found.appliedView) : null;
   }
 
   @Query(() => CatalogDocumentType, { description: 'GET /tools as one exact JSON body with its ETag (used by the REST facade).' })
-  async toolsDocument(@Ctx() ctx: GraphQLContext, @Arg('view', () => String, { nullable: true }) view?: string | null): Promise<CatalogDocumentType> {
-    return Object.assign(new CatalogDocumentType(), await this.s.catalog.listDocument(requirePrincipal(ctx), view));
+  async toolsDocument(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'gemini | openai | anthropic (issue 16); compact view only.' }) profile?: string | null,
+  ): Promise<CatalogDocumentType> {
+    return Object.assign(new CatalogDocumentType(), await this.s.catalog.listDocument(requirePrincipal(ctx), view, profile));
   }
 
   @Query(() => CatalogDocumentType, { nullable: true, description: 'GET /tools/{toolId} as one exact JSON body; null when unknown or not visible.' })
@@ -56,8 +66,9 @@ export class CatalogResolver {
     @Ctx() ctx: GraphQLContext,
     @Arg('toolId', () => String) toolId: string,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'gemini | openai | anthropic (issue 16); compact view only.' }) profile?: string | null,
   ): Promise<CatalogDocumentType | null> {
-    const doc = await this.s.catalog.toolDocument(requirePrincipal(ctx), toolId, view);
+    const doc = await this.s.catalog.toolDocument(requirePrincipal(ctx), toolId, view, profile);
     return doc ? Object.assign(new CatalogDocumentType(), doc) : null;
   }
 }

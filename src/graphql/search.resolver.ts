@@ -23,8 +23,9 @@ export class SearchResolver {
     @Arg('query', () => String) query: string,
     @Arg('limit', () => Int, { nullable: true, description: '1 to 100; 10 when absent.' }) limit?: number | null,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'With view compact: a provider profile (issue 16).' }) profile?: string | null,
   ): Promise<ToolSearchResultType> {
-    const r = await unavailableAs503(() => this.s.search.searchVisible(requirePrincipal(ctx), query, limit, view));
+    const r = await unavailableAs503(() => this.s.search.searchVisible(requirePrincipal(ctx), query, limit, view, profile));
     return Object.assign(new ToolSearchResultType(), {
       appliedView: r.appliedView,
       matched: r.matched,
@@ -39,9 +40,10 @@ export class SearchResolver {
     @Arg('query', () => String) query: string,
     @Arg('limit', () => Int, { nullable: true }) limit?: number | null,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('profile', () => String, { nullable: true }) profile?: string | null,
   ): Promise<CatalogDocumentType> {
-    const doc = await unavailableAs503(() => this.s.search.searchDocument(requirePrincipal(ctx), query, limit, view));
-    return Object.assign(new CatalogDocumentType(), { appliedView: doc.appliedView, body: doc.body, etag: doc.etag });
+    const doc = await unavailableAs503(() => this.s.search.searchDocument(requirePrincipal(ctx), query, limit, view, profile));
+    return Object.assign(new CatalogDocumentType(), { appliedView: doc.appliedView, appliedProfile: doc.appliedProfile, body: doc.body, etag: doc.etag });
   }
 }
 

@@ -35,6 +35,10 @@ export class ToolDescriptorType {
 export class CompactToolDescriptorType {
   @Field(() => String) toolId!: string;
   @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true, description: 'With a provider profile (issue 16): the function name valid for that provider.' })
+  functionName?: string;
+  @Field(() => Boolean, { nullable: true, description: 'Profile openai: whether inputSchema is meant for strict: true.' })
+  strict?: boolean;
   @Field(() => String) description!: string;
   @Field(() => String) source!: string;
   @Field(() => String) safetyTier!: string;
@@ -57,6 +61,9 @@ export class ToolListType {
   @Field(() => String, { description: 'standard | compact: the view actually applied (TC-VIEW-4).' })
   appliedView!: string;
 
+  @Field(() => String, { nullable: true, description: 'gemini | openai | anthropic: the provider profile applied to the compact view; null for the neutral view.' })
+  appliedProfile!: string | null;
+
   @Field(() => [ToolViewUnion], { description: 'Sorted by toolId in code-unit order (TC-CAT-7).' })
   tools!: Array<ToolDescriptorType | CompactToolDescriptorType>;
 }
@@ -64,6 +71,8 @@ export class ToolListType {
 @ObjectType('CatalogDocument', { description: 'The exact REST response body for a catalog read, with its ETag.' })
 export class CatalogDocumentType {
   @Field(() => String) appliedView!: string;
+  @Field(() => String, { nullable: true, description: 'The provider profile applied to the compact view (issue 16); null for none.' })
+  appliedProfile!: string | null;
   @Field(() => JSONDocumentScalar, { description: 'The exact response body: a ToolDescriptor[], { "tools": [...] } (compact), or one descriptor.' })
   body!: CachedBody;
   @Field(() => String) etag!: string;

@@ -19,6 +19,7 @@ import { CeilingsGroupsRowHash1764510000000 } from './migrations/1764510000000-c
 import { StagedSnapshots1764520000000 } from './migrations/1764520000000-staged-snapshots';
 import { SyncProgressThrottle1764530000000 } from './migrations/1764530000000-sync-progress-throttle';
 import { ToolCalls1764560000000 } from './migrations/1764560000000-tool-calls';
+import { CompactProfiles1764575160000 } from './migrations/1764575160000-compact-profiles';
 import { ToolCallEntity } from './tool-call.entity';
 import { ExtensionImplementationEntity } from './extension-implementation.entity';
 import { TenantCeilingEntity } from './tenant-ceiling.entity';
@@ -33,7 +34,7 @@ const ENTITIES = [
 ];
 const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
   CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
-  ToolCalls1764560000000,
+  ToolCalls1764560000000, CompactProfiles1764575160000,
 ];
 
 /**

@@ -22,6 +22,7 @@ export function toRecord(e: ToolEntity): ToolRecord {
     compactSchemaText: e.compactSchema,
     compactNotesText: e.compactNotes,
     compactKey: e.compactKey,
+    compactProfilesText: e.compactProfiles,
     ingestNotesText: e.ingestNotes,
     gateVersion: e.gateVersion,
   };
@@ -36,7 +37,7 @@ export function toRecord(e: ToolEntity): ToolRecord {
 function rowHashOf(r: ToolRecord): string {
   const c = r.classification;
   return createHash('sha256')
-    .update(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText]))
+    .update(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText, r.compactProfilesText]))
     .digest('hex');
 }
 
@@ -61,6 +62,7 @@ export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: strin
   e.compactSchema = r.compactSchemaText;
   e.compactNotes = r.compactNotesText;
   e.compactKey = r.compactKey;
+  e.compactProfiles = r.compactProfilesText;
   e.rowHash = rowHashOf(r);
   e.ingestNotes = r.ingestNotesText;
   e.gateVersion = r.gateVersion;

@@ -66,6 +66,10 @@ export class ToolEntity {
   @Column({ name: 'compact_key', type: 'varchar', length: 80 })
   compactKey!: string;
 
+  /** JSON of StoredProfiles: the per-provider profiles of the compact view (issue 16), derived with compact_key. */
+  @Column({ name: 'compact_profiles', type: 'text' })
+  compactProfiles!: string;
+
   /**
    * A stamp of this row's stored content (rowHashOf), written with the row. Caches key descriptor bytes on it and
    * compare it only with itself; it is never recomputed from code to check a row (issue 11 defect 5).

@@ -3,20 +3,20 @@
  * by string interpolation.
  */
 export const LIST_TOOLS = /* GraphQL */ `
-  query RestListTools($view: String) {
-    document: toolsDocument(view: $view) { appliedView body etag }
+  query RestListTools($view: String, $profile: String) {
+    document: toolsDocument(view: $view, profile: $profile) { appliedView body etag }
   }
 `;
 
 export const GET_TOOL = /* GraphQL */ `
-  query RestGetTool($toolId: String!, $view: String) {
-    document: toolDocument(toolId: $toolId, view: $view) { appliedView body etag }
+  query RestGetTool($toolId: String!, $view: String, $profile: String) {
+    document: toolDocument(toolId: $toolId, view: $view, profile: $profile) { appliedView body etag }
   }
 `;
 
 export const CAPABILITIES = /* GraphQL */ `
   query RestCapabilities {
-    capabilities { hostVersion toolCatalog { sources compactView sessionLifecycle calls } }
+    capabilities { hostVersion toolCatalog { sources compactView sessionLifecycle calls profiles } }
   }
 `;
 
@@ -40,7 +40,7 @@ export const GET_CALL = /* GraphQL */ `
 
 /** Issue 18: GET /tools?q= and POST /tools/search (the caller's visible tools in relevance order). */
 export const SEARCH_TOOLS = /* GraphQL */ `
-  query RestSearchTools($query: String!, $limit: Int, $view: String) {
-    document: searchToolsDocument(query: $query, limit: $limit, view: $view) { appliedView body etag }
+  query RestSearchTools($query: String!, $limit: Int, $view: String, $profile: String) {
+    document: searchToolsDocument(query: $query, limit: $limit, view: $view, profile: $profile) { appliedView body etag }
   }
 `;

@@ -102,12 +102,13 @@ export function createRestFacade(deps: RestFacadeDeps): RestFacade {
       }
     }
     const view = query === null ? null : viewParam(query);
-    serve(deps, req, res, route.kind === 'capabilities' ? null : toolId === null ? { view } : { toolId, view }).catch((err: unknown) => deps.onError(err, req, res));
+    const profile = query === null ? null : viewParam(query, 'profile'); // issue 16: same parsing rule as `view`
+    serve(deps, req, res, route.kind === 'capabilities' ? null : toolId === null ? { view, profile } : { toolId, view, profile }).catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };
 }
 
-async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResponse, args: { view: string | null; toolId?: string } | null): Promise<void> {
+async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResponse, args: { view: string | null; profile: string | null; toolId?: string } | null): Promise<void> {
   const ctx = await deps.contextFor(req);
   // Per principal; unauthenticated requests are not limited here: they are answered 401.
   // Keyed by the whole decision key (issue 11 defect 1): one subject in two tenants has two budgets.
@@ -117,7 +118,7 @@ async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResp
     if (out.errorCodes.length) return sendError(res, ctx, out);
     return sendJson(res, 200, JSON.stringify(out.data?.capabilities));
   }
-  const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
+  const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view, profile: args.profile }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
   sendDocument(req, res, ctx, out);
 }
 
@@ -199,9 +200,10 @@ function matchRoute(path: string): { kind: 'tools' | 'capabilities' | 'calls'; r
 
 /**
  * `view` as Express's default ("simple", node:querystring) parser read it: a repeated parameter is not a view
- * name, so it falls back to the standard view (TC-VIEW-4) like any unknown value.
+ * name, so it falls back to the standard view (TC-VIEW-4) like any unknown value. `profile` (issue 16) is read alike:
+ * a repeated one is no profile name, so the neutral compact view.
  */
-function viewParam(query: string): string | null {
-  const v = parseQuery(query).view;
+function viewParam(query: string, name: 'view' | 'profile' = 'view'): string | null {
+  const v = parseQuery(query)[name];
   return typeof v === 'string' ? v : null;
 }

@@ -21,6 +21,8 @@ export interface SearchInput {
   readonly query: unknown;
   readonly limit: number | null;
   readonly view: string | null;
+  /** Issue 16: a provider profile of the compact view (unknown or absent: the neutral compact view). */
+  readonly profile: string | null;
 }
 
 /** A request refused here, before anything runs. */
@@ -46,7 +48,7 @@ export function searchOfQueryString(query: string): SearchInput | SearchRefusal 
   if (typeof params.q !== 'string') return badInput('query_not_text', 'Send one q parameter.');
   const limit = limitOf(params.limit);
   if (limit === 'bad') return badInput('limit_out_of_range', 'limit must be one integer from 1 to 100.');
-  return { query: params.q, limit, view: typeof params.view === 'string' ? params.view : null };
+  return { query: params.q, limit, view: typeof params.view === 'string' ? params.view : null, profile: typeof params.profile === 'string' ? params.profile : null };
 }
 
 /** The search of POST /tools/search: a JSON object { query, limit?, view? }. */
@@ -64,14 +66,15 @@ export async function searchOfBody(req: IncomingMessage, bodyDeadlineMs: number)
   const parsed = read.value;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { status: 400, body: errorBody('BAD_REQUEST', 'The request body must be a JSON object: { "query": "…", "limit": 10 }.') };
   const o = parsed as Record<string, unknown>;
-  const unknownKeys = Object.keys(o).filter((k) => k !== 'query' && k !== 'limit' && k !== 'view');
-  if (unknownKeys.length) return { status: 400, body: errorBody('BAD_REQUEST', `Unknown field${unknownKeys.length > 1 ? 's' : ''} in the request body: ${unknownKeys.slice(0, 5).join(', ')}. The body is { "query", "limit", "view" }.`) };
+  const unknownKeys = Object.keys(o).filter((k) => k !== 'query' && k !== 'limit' && k !== 'view' && k !== 'profile');
+  if (unknownKeys.length) return { status: 400, body: errorBody('BAD_REQUEST', `Unknown field${unknownKeys.length > 1 ? 's' : ''} in the request body: ${unknownKeys.slice(0, 5).join(', ')}. The body is { "query", "limit", "view", "profile" }.`) };
   if (typeof o.query !== 'string') return badInput(o.query === undefined ? 'query_empty' : 'query_not_text', 'query must be a non-empty string.');
   if (o.limit !== undefined && o.limit !== null && (typeof o.limit !== 'number' || !Number.isInteger(o.limit) || Math.abs(o.limit) > 1e6)) {
     return badInput('limit_out_of_range', 'limit must be an integer from 1 to 100.');
   }
   if (o.view !== undefined && o.view !== null && typeof o.view !== 'string') return { status: 400, body: errorBody('BAD_REQUEST', 'view must be a string.') };
-  return { query: o.query, limit: (o.limit as number | null | undefined) ?? null, view: (o.view as string | null | undefined) ?? null };
+  if (o.profile !== undefined && o.profile !== null && typeof o.profile !== 'string') return { status: 400, body: errorBody('BAD_REQUEST', 'profile must be a string.') };
+  return { query: o.query, limit: (o.limit as number | null | undefined) ?? null, view: (o.view as string | null | undefined) ?? null, profile: (o.profile as string | null | undefined) ?? null };
 }
 
 export function isRefusal(x: SearchInput | SearchRefusal): x is SearchRefusal {
@@ -84,7 +87,7 @@ export function sendRefusal(res: ServerResponse, r: SearchRefusal): void {
 
 /** Runs the search document and answers it (ETag, 304 on If-None-Match) or its error (with details.reason). */
 export async function sendSearch(exec: GraphQLExecutor, req: IncomingMessage, res: ServerResponse, ctx: GraphQLContext, input: SearchInput): Promise<void> {
-  const out = await exec.execute(SEARCH_TOOLS, { query: input.query, limit: input.limit, view: input.view }, ctx);
+  const out = await exec.execute(SEARCH_TOOLS, { query: input.query, limit: input.limit, view: input.view, profile: input.profile }, ctx);
   if (out.errorCodes.length) return sendSearchError(res, ctx, out);
   const doc = out.data?.document as { body: CachedBody | string; etag: string };
   res.setHeader('ETag', doc.etag);

@@ -3,12 +3,15 @@ import type { CatalogCache } from '../cache/catalog-cache';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { CompactToolDescriptor, ToolDescriptor } from '../catalog/descriptor';
 import type { Principal } from '../catalog/principal';
-import { type View, resolveView } from '../catalog/projection';
+import { type View, resolveProfile, resolveView, servedView } from '../catalog/projection';
+import type { ProfileName } from '../catalog/compact';
 import { isValidToolId } from '../catalog/tool-id';
 
 /** An exact response body, built by the GraphQL layer's services and sent unchanged by the REST facade. */
 export interface CatalogDocument {
   readonly appliedView: View;
+  /** issue 16: the provider profile applied to the compact view, null for the neutral view (and the standard view) */
+  readonly appliedProfile: ProfileName | null;
   readonly body: CachedBody;
   readonly etag: string;
 }
@@ -30,28 +33,30 @@ export class CatalogReadService {
     private readonly opts: { readonly compactView: boolean },
   ) {}
 
-  async listDocument(p: Principal, view: unknown): Promise<CatalogDocument> {
+  async listDocument(p: Principal, view: unknown, profile?: unknown): Promise<CatalogDocument> {
     const appliedView = resolveView(view, this.opts.compactView);
-    return { appliedView, ...(await this.cache.list(p, appliedView)) };
+    const appliedProfile = resolveProfile(appliedView, profile);
+    return { appliedView, appliedProfile, ...(await this.cache.list(p, servedView(appliedView, appliedProfile))) };
   }
 
-  async toolDocument(p: Principal, toolId: unknown, view: unknown): Promise<CatalogDocument | null> {
+  async toolDocument(p: Principal, toolId: unknown, view: unknown, profile?: unknown): Promise<CatalogDocument | null> {
     if (!checkToolId(toolId)) return null;
     const appliedView = resolveView(view, this.opts.compactView);
-    const doc = await this.cache.get(p, toolId, appliedView);
-    return doc ? { appliedView, ...doc } : null;
+    const appliedProfile = resolveProfile(appliedView, profile);
+    const doc = await this.cache.get(p, toolId, servedView(appliedView, appliedProfile));
+    return doc ? { appliedView, appliedProfile, ...doc } : null;
   }
 
   /** The list as descriptors: the parsed bytes of listDocument (sorted by toolId, TC-CAT-7). */
-  async list(p: Principal, view: unknown): Promise<{ appliedView: View; descriptors: AnyDescriptor[] }> {
-    const doc = await this.listDocument(p, view);
+  async list(p: Principal, view: unknown, profile?: unknown): Promise<{ appliedView: View; appliedProfile: ProfileName | null; descriptors: AnyDescriptor[] }> {
+    const doc = await this.listDocument(p, view, profile);
     const parsed = JSON.parse(doc.body.toString()) as AnyDescriptor[] | { tools: AnyDescriptor[] };
-    return { appliedView: doc.appliedView, descriptors: Array.isArray(parsed) ? parsed : parsed.tools };
+    return { appliedView: doc.appliedView, appliedProfile: doc.appliedProfile, descriptors: Array.isArray(parsed) ? parsed : parsed.tools };
   }
 
   /** One descriptor (the parsed bytes of toolDocument), or null when unknown or not visible (TC-CAT-4). */
-  async get(p: Principal, toolId: unknown, view: unknown): Promise<{ appliedView: View; descriptor: AnyDescriptor } | null> {
-    const doc = await this.toolDocument(p, toolId, view);
+  async get(p: Principal, toolId: unknown, view: unknown, profile?: unknown): Promise<{ appliedView: View; descriptor: AnyDescriptor } | null> {
+    const doc = await this.toolDocument(p, toolId, view, profile);
     return doc ? { appliedView: doc.appliedView, descriptor: JSON.parse(doc.body.toString()) as AnyDescriptor } : null;
   }
 }

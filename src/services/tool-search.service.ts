@@ -2,7 +2,7 @@ import type { CachedDocument, CatalogCache } from '../cache/catalog-cache';
 import type { CatalogGeneration } from '../cache/catalog-generation';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { Principal } from '../catalog/principal';
-import { type View, resolveView } from '../catalog/projection';
+import { type View, resolveProfile, resolveView, servedView } from '../catalog/projection';
 import { type ParsedQuery, SearchQueryError, parseQuery } from '../search/query';
 import type { SearchIndexSync } from './search-index-sync.service';
 import type { AnyDescriptor, CatalogDocument } from './catalog-read.service';
@@ -64,18 +64,20 @@ export class ToolSearchService {
    * (the MCP face's find_tools). Throws CatalogError BAD_USER_INPUT (details.reason: query_empty, query_too_long,
    * query_not_text, limit_out_of_range) and SearchUnavailableError.
    */
-  async searchVisible(p: Principal, query: unknown, limit?: unknown, view?: unknown): Promise<ToolSearchResult> {
-    const doc = await this.searchDocument(p, query, limit, view);
+  async searchVisible(p: Principal, query: unknown, limit?: unknown, view?: unknown, profile?: unknown): Promise<ToolSearchResult> {
+    const doc = await this.searchDocument(p, query, limit, view, profile);
     const parsed = JSON.parse(doc.body.toString()) as AnyDescriptor[] | { tools: AnyDescriptor[] };
     const descriptors = Array.isArray(parsed) ? parsed : parsed.tools;
     return { appliedView: doc.appliedView, hits: descriptors.map((descriptor, i) => ({ descriptor, score: doc.scores[i] })), matched: doc.matched, truncated: doc.truncated };
   }
 
   /** The exact body of GET /tools?q= (the list's shape in the applied view, relevance order) with its ETag. */
-  async searchDocument(p: Principal, query: unknown, limit: unknown, view: unknown): Promise<SearchDocument> {
+  async searchDocument(p: Principal, query: unknown, limit: unknown, view: unknown, profile?: unknown): Promise<SearchDocument> {
     const k = checkLimit(limit);
     const q = checkQuery(query, this.indexSync.index.params.tokenize);
     const appliedView = resolveView(view, this.opts.compactView);
+    // Issue 16: the compact view's provider profiles apply to search results as to the list.
+    const appliedProfile = resolveProfile(appliedView, profile);
     if (!this.indexSync.ready) throw new SearchUnavailableError();
     for (let attempt = 0; ; attempt++) {
       await this.indexSync.catchUp();
@@ -83,8 +85,8 @@ export class ToolSearchService {
       const result = this.indexSync.index.rank({ key: set.key, ids: set.ids }, q, k);
       // The ETag's seed: what the bytes depend on besides the descriptors (equivalent spellings share the terms).
       const seed = JSON.stringify([q.terms, q.weights, k]);
-      const doc: CachedDocument | null = await this.cache.orderedDocument(set, appliedView, result.hits.map((h) => h.toolId), seed);
-      if (doc) return { appliedView, ...doc, scores: result.hits.map((h) => h.score), matched: result.matched, truncated: q.truncated };
+      const doc: CachedDocument | null = await this.cache.orderedDocument(set, servedView(appliedView, appliedProfile), result.hits.map((h) => h.toolId), seed);
+      if (doc) return { appliedView, appliedProfile, ...doc, scores: result.hits.map((h) => h.score), matched: result.matched, truncated: q.truncated };
       // The catalog changed between the visible set and the bytes: start over on fresh data (as CatalogCache.list).
       if (attempt >= 3) throw new Error('the catalog kept changing while a search was answered');
       this.generation.advance();

@@ -45,7 +45,7 @@ export function toolRowOf(e: ToolEntity): ToolRow {
   return {
     tool_id: e.toolId, source: e.source, origin: e.origin, tenant_id: e.tenantId, name: e.name, title: e.title, description: e.description,
     input_schema: e.inputSchema, output_schema: e.outputSchema, safety_tier: e.safetyTier, tier_rank: e.tierRank, replay_policy: e.replayPolicy, egress: e.egress,
-    classified: e.classified, claims: e.claims, content_hash: e.contentHash, compact_schema: e.compactSchema, compact_notes: e.compactNotes, compact_key: e.compactKey,
+    classified: e.classified, claims: e.claims, content_hash: e.contentHash, compact_schema: e.compactSchema, compact_notes: e.compactNotes, compact_key: e.compactKey, compact_profiles: e.compactProfiles,
     row_hash: e.rowHash, ingest_notes: e.ingestNotes, gate_version: e.gateVersion, definition_hash: e.definitionHash, updated_at: e.updatedAt,
   };
 }

@@ -31,7 +31,7 @@ export interface SqlRunner {
 
 const TOOL_COLUMNS = [
   'tool_id', 'source', 'origin', 'tenant_id', 'name', 'title', 'description', 'input_schema', 'output_schema', 'safety_tier', 'tier_rank', 'replay_policy',
-  'egress', 'classified', 'claims', 'content_hash', 'compact_schema', 'compact_notes', 'compact_key', 'row_hash', 'ingest_notes', 'gate_version',
+  'egress', 'classified', 'claims', 'content_hash', 'compact_schema', 'compact_notes', 'compact_key', 'compact_profiles', 'row_hash', 'ingest_notes', 'gate_version',
   'definition_hash', 'updated_at',
 ] as const;
 const UPSTREAM_COLUMNS = ['key', 'source_name', 'name', 'tool_id', 'raw', 'definition_hash', 'quarantine_reason', 'first_seen_at', 'last_seen_at', 'raw_hash'] as const;
@@ -57,7 +57,7 @@ export function stagingDdl(dialect: Dialect): string[] {
       output_schema text, safety_tier varchar(8) NOT NULL, tier_rank integer NOT NULL, replay_policy varchar(16) NOT NULL, egress varchar(16) NOT NULL,
       classified ${bool} NOT NULL, claims text, content_hash varchar(64) NOT NULL, compact_schema text NOT NULL, compact_notes text NOT NULL,
       compact_key varchar(80) NOT NULL, row_hash varchar(64) NOT NULL, ingest_notes text NOT NULL, gate_version varchar(16) NOT NULL,
-      definition_hash varchar(64), updated_at varchar(32) NOT NULL, PRIMARY KEY (sync_id, tool_id))`,
+      definition_hash varchar(64), updated_at varchar(32) NOT NULL, compact_profiles text NOT NULL, PRIMARY KEY (sync_id, tool_id))`,
   ];
 }
 

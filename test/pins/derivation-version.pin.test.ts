@@ -22,6 +22,9 @@ const PINNED: Readonly<Record<string, string>> = {
   // definition hash (src/catalog/definition-hash.ts, of the definition as given, so not part of this corpus hash:
   // the credential corpus is random), and the start-up refresh re-derives it (test/integration/definition-hash.test.ts)
   '3/1.1.0': '16dc3436e770d50c1d0c605cba4980fdada017342dd546bce2d1a6c27eceb7c2',
+  // issue 16: the neutral compactor's fidelity gaps (src/catalog/compact/gaps.test.ts) and the per-provider profiles,
+  // now part of the derived row (compactProfilesText is in the corpus hash from this version on)
+  '3/1.2.0': 'e931f7f084882256454cd4d003495a08faada60ff31388c20d74cddc4b60c161',
 };
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'fixtures');
@@ -48,7 +51,7 @@ export function derivedCorpusHash(): string {
   corpus().forEach((t, i) => {
     try {
       const g = gateTool({ source: 'mcp', origin: 'pin', toolId: `mcp.pin.t${i}`, name: typeof t.name === 'string' ? t.name : `t${i}`, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema }).unclassified;
-      h.update(JSON.stringify([g.name, g.title, g.description, g.inputSchemaText, g.outputSchemaText, g.compactSchemaText, g.compactNotesText, g.ingestNotesText]));
+      h.update(JSON.stringify([g.name, g.title, g.description, g.inputSchemaText, g.outputSchemaText, g.compactSchemaText, g.compactNotesText, g.ingestNotesText, g.compactProfilesText]));
     } catch (err) {
       if (!(err instanceof CatalogError)) throw err;
       h.update(JSON.stringify(['refused', err.message]));

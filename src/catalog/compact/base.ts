@@ -5,15 +5,15 @@
  * handled by node.ts / the step modules.
  */
 import { canonical, hasOwn, isObject, nonNegInt, uniqueValues, type RawObject } from './json';
-import { note, type AddNote, type IrNote, type Mutable, type Node } from './ir';
+import { admitsFamily, note, type AddNote, type IrNote, type Mutable, type Node } from './ir';
 import { stripUndefined } from './intersect';
 import { TEXT } from './notes';
 import { parseTypes, typesOfValues } from './types-parse';
 import { compileArrayPart } from './base-array';
 import { compileObjectPart } from './base-object';
-import { BANNED_KEYWORDS } from './keywords';
+import { BANNED_KEYWORDS, type Family } from './keywords';
 import type { Compiler } from './context';
-import type { JsonValue } from './types';
+import type { JsonType, JsonValue } from './types';
 
 /** Keywords whose presence means the node has children a depth cut would lose. */
 const CHILD_KEYWORDS = ['properties', 'patternProperties', 'items', 'prefixItems', 'contains', 'dependentSchemas', 'then', 'else'];
@@ -28,6 +28,7 @@ export function compileBase(r: RawObject, loc: string, depth: number, c: Compile
   const parsed = parseTypes(r);
   if (parsed.invalid) add('invalid', 'relaxed', TEXT.invalidKeyword('type'));
   out.types = parsed.types;
+  noteIgnoredStructure(r, parsed.types, add);
   compileEnum(r, out, add, ctx.opts.maxEnum);
   ctx.budget.addBytes(out.enum === undefined ? 0 : JSON.stringify(out.enum).length);
 
@@ -51,6 +52,25 @@ export function compileBase(r: RawObject, loc: string, depth: number, c: Compile
   return stripUndefined(out);
 }
 
+/** Structural keywords that a declared type makes inert (`items` under `type: object`, issue 16). */
+const STRUCTURAL: ReadonlyArray<readonly [string, Family]> = [
+  ['items', 'array'],
+  ['prefixItems', 'array'],
+  ['properties', 'object'],
+];
+
+/**
+ * Issue 16 / pitfall 21: malformed input is kept where harmless or noted. `items` on a node typed object changes
+ * nothing a validator checks, but it shows what the author meant, so its removal is said instead of silent.
+ */
+function noteIgnoredStructure(r: RawObject, types: readonly JsonType[] | undefined, add: AddNote): void {
+  if (types === undefined) return;
+  for (const [k, family] of STRUCTURAL) {
+    const v = r[k];
+    const present = Array.isArray(v) ? v.length > 0 : isObject(v) && Object.keys(v).length > 0;
+    if (present && !admitsFamily(types, family)) add('ignored-keyword', 'dropped', TEXT.ignoredForType(k, types.join(' or ')));
+  }
+}
 
 function compileEnum(r: RawObject, out: Mutable<Node>, add: AddNote, maxEnum: number): void {
   let values: JsonValue[] | undefined;

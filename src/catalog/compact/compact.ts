@@ -8,13 +8,17 @@ import { CompileContext } from './context';
 import { Emitter } from './emit';
 import { cloneInput, isObject, type RawObject } from './json';
 import { createCompiler } from './node';
-import { TEXT } from './notes';
+import { appendSentences, TEXT } from './notes';
 import { RefResolver } from './ref-resolver';
 import { rootify } from './rootify';
 import { DEFAULT_OPTIONS, type CompactNote, type CompactOptions, type CompactResult, type JsonObject, type JsonValue } from './types';
 
 /** Bump whenever the output for some input changes: it is part of the cache key (§4.8). */
-export const COMPACTOR_VERSION = '1.1.0';
+export const COMPACTOR_VERSION = '1.2.0';
+// History: 1.1.0 (issue 13); 1.2.0 (issue 16: the fidelity gaps, i.e. lost literals and string/number alternatives
+// noted, notes ranked before the cap, ignored `items`/`properties` noted, "Exactly one of" only when exclusive,
+// notes punctuated, typeless root noted; and the per-provider profiles, whose rule tables are part of the derived
+// output: a rule-table change bumps this version too, so stored profile forms are recomputed at start).
 
 interface Attempt {
   maxRecursion: number;
@@ -100,7 +104,7 @@ function fallback(original: unknown, reason: string): CompactResult {
   let description = TEXT.fallback();
   try {
     const d = isObject(original) ? (original as RawObject).description : undefined;
-    if (typeof d === 'string' && d !== '' && d.length <= 2000) description = `${d} ${description}`;
+    if (typeof d === 'string' && d !== '' && d.length <= 2000) description = appendSentences(d, description);
   } catch {
     // hostile getter: keep the fixed text only
   }

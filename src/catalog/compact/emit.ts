@@ -6,7 +6,7 @@
  */
 import { toPlain } from './json';
 import { note, tidy, type IrNote, type Node } from './ir';
-import { foldNoteTexts, TEXT, type NoteBudget } from './notes';
+import { appendSentences, foldNoteTexts, rankNotes, TEXT, type NoteBudget } from './notes';
 import { escapeToken } from './pointer';
 import type { CompactNote, CompactOptions, JsonObject, JsonType, JsonValue } from './types';
 
@@ -51,13 +51,13 @@ export class Emitter {
       }
     }
     const folded = foldNoteTexts(
-      own.filter((x) => !x.silent).map((x) => x.text),
+      rankNotes(own.filter((x) => !x.silent)).map((x) => x.text),
       this.opts.noteChars,
       this.opts.toolNoteChars,
       this.budget,
     );
     for (const x of own) this.notes.push({ path, origin: x.origin, rule: x.rule, action: x.action, text: x.text });
-    const description = [n.description, folded].filter((d) => d !== undefined && d !== '').join(' ');
+    const description = appendSentences(n.description, folded);
 
     const out: Array<[string, JsonValue]> = [];
     if (n.types !== undefined) out.push(['type', n.types.length === 1 ? n.types[0] : [...n.types]]);

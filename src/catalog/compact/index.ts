@@ -6,3 +6,13 @@ export { compact, COMPACTOR_VERSION } from './compact';
 export { findBannedKeywords } from './banned';
 export { BANNED_KEYWORDS } from './keywords';
 export type { CompactNote, CompactResult, JsonObject } from './types';
+export {
+  applyProfile,
+  functionNameFor,
+  isProfileName,
+  PROFILE_NAMES,
+  PROFILE_TABLES,
+  profileViolations,
+  toolIdForFunctionName,
+  type ProfileName,
+} from './profiles';

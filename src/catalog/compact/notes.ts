@@ -79,6 +79,23 @@ export const TEXT = {
   mustNotMatch: (keys: readonly string[]) => `Must NOT match the original's "not" schema (${list(keys)}).`,
   rootNotObject: (types: string) => `Original root is not an object (${types}); arguments are an object here.`,
   rootNarrowed: (types: string) => `Root narrowed to object (original also allowed ${types}).`,
+  rootTypeless: () => 'Root narrowed to object (original had no type).',
+  ignoredForType: (keyword: string, types: string) => `Original declares "${keyword}" on a node typed ${types}; ignored.`,
+  literalsOf: (types: string, vs: readonly JsonValue[]) => `${upperFirst(types)} values: one of ${list(vs.map(literal))}.`,
+  familyVariants: (label: string, parts: readonly string[]) => `${label}: ${parts.join(' | ')}.`,
+  // per-provider profiles (issue 16, profiles/*.ts)
+  valuesOneOf: (vs: readonly JsonValue[]) => `One of: ${list(vs.map(literal))}.`,
+  greaterThan: (x: number) => `Must be > ${x}.`,
+  lessThan: (x: number) => `Must be < ${x}.`,
+  multipleOf: (m: number) => `Must be a multiple of ${m}.`,
+  uniqueItems: () => 'Items must be unique.',
+  mustBeNull: () => 'Must be null.',
+  notExpressed: (parts: readonly string[]) => `Also in the original: ${list(parts)}.`,
+  defaultValue: (v: JsonValue) => `Default: ${literal(v)}.`,
+  optionalAsNull: (names: readonly string[]) => `Optional in the original (null means not given): ${list(names)}.`,
+  notStrict: (reason: string) => `Not strict: ${clip(reason, 160)}; the neutral compact schema is served.`,
+  exactRewrite: (what: string) => `Rewritten exactly: ${clip(what, 120)}.`,
+  profileResidual: (message: string) => `Not expressible for this provider: ${clip(message, 160)}.`,
   rootEnum: () => 'Original root is restricted to fixed values (see the standard view).',
   rootNever: () => 'Original schema accepts no value (see the standard view).',
   typeInferred: (t: string) => `Type inferred: ${t}.`,
@@ -89,8 +106,44 @@ export const TEXT = {
   reportTruncated: (n: number) => `${n} more report notes omitted.`,
 } as const;
 
+function upperFirst(s: string): string {
+  return s.length > 0 ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
 function lowerFirst(s: string): string {
   return s.length > 0 ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+/**
+ * Appends note sentences to a description (§4.7 "appended after the original description"). Issue 16: a
+ * description without final punctuation ("A link") would run into the first note ("A link Format: uri."), so it
+ * gets a full stop first; trailing whitespace is dropped so the notes stay on the description's last line.
+ */
+export function appendSentences(description: string | undefined, notes: string): string {
+  const d = (description ?? '').trimEnd();
+  if (notes === '') return description ?? '';
+  if (d === '') return notes;
+  return `${/[.!?…:;]["'”’)\]]*$/.test(d) ? d : d + '.'} ${notes}`;
+}
+
+/**
+ * Usefulness rank of a visible note (issue 16): lower comes first, so the per-node cap (pitfall 27) cuts the least
+ * useful notes. The discriminator map and the "which fields go together" notes tell the model how to build a
+ * valid call; the branch descriptions ("Variants: …") repeat prose and come last. Unlisted rules rank in between,
+ * in their emission order (the sort is stable, so the output stays deterministic).
+ */
+const NOTE_RANK: Readonly<Record<string, number>> = {
+  'union-discriminator': 0,
+  'union-required': 1,
+  never: 2,
+  'union-literals': 3,
+  'union-family': 3,
+  'union-description': 9,
+};
+
+export function rankNotes<T extends { rule: string }>(notes: readonly T[]): T[] {
+  const rank = (n: T) => NOTE_RANK[n.rule] ?? 5;
+  return [...notes].sort((a, b) => rank(a) - rank(b));
 }
 
 export interface NoteBudget {

@@ -22,6 +22,8 @@ export function rootify(n: Node): Node {
   }
   const others = (n.types ?? []).filter((t) => t !== 'object');
   if (others.length > 0) notes.push(note('root', 'dropped', TEXT.rootNarrowed(others.join(', ')), '', { silent: true }));
+  // issue 16: a typeless root accepted any JSON value; narrowing it is the same §4.1 exception 1, reported alike
+  else if (n.types === undefined) notes.push(note('root', 'dropped', TEXT.rootTypeless(), '', { silent: true }));
   let out: Node = tidy({ ...n, types: ['object'], notes: mergeNotes(n.notes, notes) });
   if (out.never !== undefined) return rootify(out);
   if (out.enum !== undefined) {

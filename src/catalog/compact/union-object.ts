@@ -4,7 +4,7 @@
  * sources (T11, T39). Nothing here calls union(), so union.ts -> union-object.ts is one way (issue 13: no cycles).
  */
 import { canonical } from './json';
-import { note, withNotes, type IrNote, type Node, type UnionKind } from './ir';
+import { isAny, note, withNotes, type IrNote, type Node, type UnionKind } from './ir';
 import { literal, TEXT } from './notes';
 
 interface Discriminator {
@@ -24,6 +24,30 @@ function findDiscriminator(cs: readonly Node[], names: readonly string[]): Discr
     return { name, tags: values.map((v) => literal(v![0])) };
   }
   return undefined;
+}
+
+/**
+ * Issue 16: "Exactly one of" holds for `oneOf` only when an instance carrying two branches' keys matches both
+ * branches (and so fails oneOf). That is so when every branch is open and silent about the other branches'
+ * required keys; a branch that is closed, bounds its property count, or declares another branch's key may reject
+ * such an instance, which then matches one branch only and is valid: only "at least one" is true then.
+ */
+function exclusive(cs: readonly Node[], sets: ReadonlyArray<readonly string[]>): boolean {
+  return cs.every(
+    (c, i) =>
+      c.additionalProperties === undefined &&
+      c.maxProperties === undefined &&
+      sets.every((s, j) => j === i || s.every((k) => admitsAsOther(c, cs[j], k))),
+  );
+}
+
+/**
+ * Whether branch `c` accepts, at key `k`, every value branch `other` accepts there: it leaves `k` undeclared, or
+ * declares the very node `other` declares (the common case: both inherited it from the parent by distribution).
+ */
+function admitsAsOther(c: Node, other: Node, k: string): boolean {
+  const mine = c.properties?.get(k);
+  return mine === undefined || mine === other.properties?.get(k) || isAny(mine);
 }
 
 /** Writes what a merged object family lost into `notes` and onto the properties in `props`. */
@@ -68,7 +92,7 @@ export function describeVariants(
   const disjoint = sets.every((s, i) => s.length > 0 && sets.every((t, j) => j === i || !s.some((x) => t.includes(x))));
   if (disjoint) {
     const groups = sets.map((s) => s.join(' + '));
-    const text = kind === 'oneOf' ? TEXT.exactlyOneOf(groups) : TEXT.atLeastOneOf(groups);
+    const text = kind === 'oneOf' && exclusive(cs, sets) ? TEXT.exactlyOneOf(groups) : TEXT.atLeastOneOf(groups);
     notes.push(note('union-required', 'relaxed', text, origin, { family: 'object' }));
     return;
   }

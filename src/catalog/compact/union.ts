@@ -4,9 +4,10 @@
  * per type because type-specific keywords only constrain their own type (T17, T38); within a type the
  * merge is the loosest bound (a superset). Literal unions become `enum` (T18), null joins the enum.
  */
-import { numberParts } from './describe';
+import { numberParts, summarize } from './describe';
 import {
   admitsFamily,
+  admitsType,
   anyNode,
   isAny,
   isWorthEmitting,
@@ -21,7 +22,9 @@ import {
   type UnionKind,
 } from './ir';
 import { stripUndefined } from './intersect';
-import { uniqueValues } from './json';
+import { jsonTypeOf, uniqueValues } from './json';
+import { typesOfValues } from './types-parse';
+import type { JsonValue } from './types';
 import { TEXT } from './notes';
 import { describeVariants } from './union-object';
 import type { CompileContext } from './context';
@@ -42,9 +45,12 @@ export function union(nodes: readonly Node[], kind: UnionKind, origin: string, c
   if (!live.some((n) => n.types === undefined)) out.types = normalizeTypes(live.flatMap((n) => n.types!));
   const enumerated = live.every((n) => n.enum !== undefined || n.types!.every((t) => t === 'null'));
   if (enumerated) out.enum = uniqueValues(live.flatMap((n) => n.enum ?? [null]));
+  else noteLostLiterals(live, notes, origin);
   const contributors = (f: 'string' | 'number' | 'array' | 'object') => live.filter((n) => admitsFamily(n.types, f));
-  mergeStringFamily(contributors('string'), out, notes, origin);
-  mergeNumberFamily(contributors('number'), out, notes, origin);
+  const stringLost = noteFamilyVariants(contributors('string'), 'string', notes, origin);
+  const numberLost = noteFamilyVariants(contributors('number'), 'number', notes, origin);
+  mergeStringFamily(contributors('string'), out, stringLost ? [] : notes, origin);
+  mergeNumberFamily(contributors('number'), out, numberLost ? [] : notes, origin);
   mergeArrayFamily(contributors('array'), out, origin, ctx);
   const objects = contributors('object');
   if (objects.length > 0) {
@@ -54,6 +60,53 @@ export function union(nodes: readonly Node[], kind: UnionKind, origin: string, c
   }
   out.notes = mergeNotes(...live.map((n) => n.notes), notes);
   return tidy(stripUndefined(out));
+}
+
+const isNullOnly = (n: Node) => n.types !== undefined && n.types.every((t) => t === 'null');
+
+/**
+ * Issue 16: an `enum` survives a union only when every branch is enumerated (a generic keyword constrains every
+ * type). When some branch is not (`1 | -1 | "asc" | "desc" | object`), the literals of the types that ONLY
+ * enumerated branches contribute are written as a note instead of vanishing. Literals of a type that another
+ * branch also constrains are described by noteFamilyVariants; a type another branch leaves open lost nothing.
+ */
+function noteLostLiterals(live: readonly Node[], notes: IrNote[], origin: string): void {
+  const covered = (v: JsonValue) => {
+    const t = jsonTypeOf(v);
+    return live.every((n) => !admitsType(n.types, t) || n.enum !== undefined || isNullOnly(n));
+  };
+  const values = uniqueValues(live.flatMap((n) => n.enum ?? [])).filter((v) => v !== null && covered(v));
+  if (values.length === 0) return;
+  const types = typesOfValues(values);
+  notes.push(note('union-literals', 'relaxed', TEXT.literalsOf(types.join(' or '), values), origin));
+}
+
+/** One branch's constraints of one keyword family, as a summary without the type ("matching /^a/", "≥ 10"). */
+function familySummary(n: Node, family: 'string' | 'number'): string {
+  const values = n.enum?.filter((v) => (family === 'string' ? typeof v === 'string' : typeof v === 'number'));
+  const part: Node =
+    family === 'string'
+      ? { notes: [], enum: values, pattern: n.pattern, format: n.format, minLength: n.minLength, maxLength: n.maxLength }
+      : { notes: [], enum: values, minimum: n.minimum, maximum: n.maximum, exclusiveMinimum: n.exclusiveMinimum, exclusiveMaximum: n.exclusiveMaximum, multipleOf: n.multipleOf };
+  return summarize(stripUndefined(part));
+}
+
+/**
+ * Issue 16: within one type the merge keeps a keyword only when every branch has it, so a pattern-constrained
+ * string next to a string enum kept neither, silently. When every contributing branch constrains the family and
+ * an enum or pattern/format held by only some of them is lost, the alternatives are described instead (fixed
+ * wording). Returns true when it wrote the note (the finer per-keyword notes would then repeat it).
+ */
+function noteFamilyVariants(cs: readonly Node[], family: 'string' | 'number', notes: IrNote[], origin: string): boolean {
+  if (cs.length < 2) return false;
+  const some = (f: (n: Node) => boolean) => cs.some(f) && !cs.every(f);
+  const lost = some((n) => n.enum !== undefined) || (family === 'string' && (some((n) => n.pattern !== undefined) || some((n) => n.format !== undefined)));
+  if (!lost) return false;
+  const parts = [...new Set(cs.map((n) => familySummary(n, family)))];
+  if (parts.includes('any value')) return false; // one branch leaves the family open: the merge lost nothing
+  const label = family === 'string' ? 'Strings' : 'Numbers';
+  notes.push(note('union-family', 'relaxed', TEXT.familyVariants(label, parts), origin, { family }));
+  return true;
 }
 
 function all<T>(values: ReadonlyArray<T | undefined>): values is readonly T[] {
