@@ -1,6 +1,11 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { requireRole, tenantScopeOf } from '../catalog/admin-scope';
+import { View, resolveProfile } from '../catalog/projection';
+import type { Principal } from '../catalog/principal';
+import { toolIdForFunctionName } from '../catalog/compact/profiles/function-name';
+import { argumentsFromProfile } from '../catalog/compact/profiles/arguments';
+import type { JsonObject, JsonValue } from '../catalog/compact/types';
 import type { ToolCallResult } from '../invocation/invocation.service';
 import type { GraphQLContext } from './context';
 import { requirePrincipal } from './require-principal';
@@ -23,9 +28,32 @@ export class CallResolver {
     @Arg('toolId', () => String) toolId: string,
     @Arg('arguments', () => GraphQLJSON, { nullable: true }) args?: unknown,
     @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string | null,
+    @Arg('profile', () => String, { nullable: true, description: 'Issue 16: the profile whose functionName `toolId` may be, and whose argument conventions apply.' }) profile?: string | null,
   ): Promise<ToolCallStartType | null> {
-    const handle = await this.s.invocation.start(requirePrincipal(ctx), toolId, args, { idempotencyKey, requestId: ctx.requestId });
+    const p = requirePrincipal(ctx);
+    const named = await this.fromProfile(p, toolId, args, profile);
+    if (!named) return null;
+    const handle = await this.s.invocation.start(p, named.toolId, named.args, { idempotencyKey, requestId: ctx.requestId });
     return handle ? Object.assign(new ToolCallStartType(), { callId: handle.callId, replayed: handle.replayed, handle }) : null;
+  }
+
+  /**
+   * Issue 16 §2: a model calls a tool by its profile's `functionName`; resolved back to the toolId among the caller's
+   * own visible tools (the profile's list, so it can only name a tool the caller sees), and openai strict's
+   * "null for an optional field" undone before validation (argumentsFromProfile). No profile: the toolId as given.
+   * null: no visible tool has that name (the catalog's 404, as for an unknown toolId).
+   */
+  private async fromProfile(p: Principal, name: string, args: unknown, requested: string | null | undefined): Promise<{ toolId: string; args: unknown } | null> {
+    const profile = resolveProfile(View.Compact, requested);
+    if (profile === null) return { toolId: name, args };
+    const listed = await this.s.catalog.list(p, View.Compact, profile);
+    const byName = listed.descriptors.find((d) => d.toolId === name || (d as { functionName?: string }).functionName === name);
+    const toolId = byName?.toolId ?? toolIdForFunctionName(profile, name, listed.descriptors.map((d) => d.toolId));
+    if (toolId === null) return null;
+    const neutral = await this.s.catalog.get(p, toolId, View.Compact, null);
+    if (!neutral) return null;
+    const isObject = args !== null && typeof args === 'object' && !Array.isArray(args);
+    return { toolId, args: isObject ? argumentsFromProfile(profile, neutral.descriptor.inputSchema as JsonObject, args as JsonValue) : args };
   }
 
   @Query(() => ToolCallRecordType, { nullable: true, description: 'A past call of the caller; null for anyone else\'s (as for one that never was).' })

@@ -97,7 +97,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
    * past the principal's bound its least recently used session is closed; past the tenant's or the replica's, the
    * answer says which (red-team finding 3).
    */
-  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, path: string, scope: string | null, discovery: boolean): Promise<Session | 'tenant-full' | 'full'> => {
+  const openSession = async (ctx: GraphQLContext, key: string, view: string | null, profile: string | null, path: string, scope: string | null, discovery: boolean): Promise<Session | 'tenant-full' | 'full'> => {
     const tenant = ctx.principal!.tenantId;
     const all = [...sessions.values()];
     const mine = all.filter((x) => x.owner === key).sort((a, b) => a.lastUsed - b.lastUsed);
@@ -106,11 +106,11 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     if (sessions.size >= s.maxSessions) return 'full';
     const id = randomUUID();
     const watcher = {
-      ctx, view, etag: null as string | null,
+      ctx, view, profile, etag: null as string | null,
       changed: () => void session.server.sendToolListChanged().catch(() => undefined),
       gone: () => void closeSession(session),
     };
-    const served: ServedView = { view, scope, found: discovery ? new Set() : null, listed: (etag) => (watcher.etag = etag) };
+    const served: ServedView = { view, profile, scope, found: discovery ? new Set() : null, listed: (etag) => (watcher.etag = etag) };
     const server = buildMcpServer(serverDeps, served);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -120,7 +120,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     const session: Session = { id, owner: key, tenant, path, transport, server, served, lastUsed: Date.now(), stopWatching: () => undefined };
     sessions.set(id, session);
     try {
-      watcher.etag = await deps.watch.currentEtag(ctx, view);
+      watcher.etag = await deps.watch.currentEtag(ctx, view, profile);
       await server.connect(transport);
     } catch (err) {
       await closeSession(session);
@@ -130,8 +130,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     return session;
   };
 
-  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null, scope: string | null): Promise<void> => {
-    const server = buildMcpServer(serverDeps, { view, scope, found: null, listed: () => undefined });
+  const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown, view: string | null, profile: string | null, scope: string | null): Promise<void> => {
+    const server = buildMcpServer(serverDeps, { view, profile, scope, found: null, listed: () => undefined });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: s.maxRequestBytes });
     res.once('close', () => void server.close().catch(() => undefined));
     await server.connect(transport);
@@ -191,6 +191,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     // The spec's rule, decided here once: `compact` asks for the compact view, anything else is the standard view.
     const params = query === null ? {} : parseQuery(query);
     const view = params.view === 'compact' ? 'compact' : null;
+    const profile = view !== null && typeof params.profile === 'string' ? params.profile : null;
     // Issue 18: progressive discovery is a session's choice at initialize (it needs the session to remember).
     const discovery = params.discovery === 'search' && scope === null;
     const sessionId = req.headers['mcp-session-id'];
@@ -210,9 +211,9 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     }
     const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
     if (body === BAD || !chargeBatch(res, key, body)) return;
-    if (isDirectList(req, body)) return answerList(res, { view, scope, found: null, listed: () => undefined }, ctx, body);
-    if (!isInitialize(body)) return serveStateless(req, res, body, view, scope);
-    const session = await openSession(ctx, key, view, path, scope, discovery);
+    if (isDirectList(req, body)) return answerList(res, { view, profile, scope, found: null, listed: () => undefined }, ctx, body);
+    if (!isInitialize(body)) return serveStateless(req, res, body, view, profile, scope);
+    const session = await openSession(ctx, key, view, profile, path, scope, discovery);
     if (session === 'tenant-full') {
       res.setHeader('Retry-After', '30');
       return jsonRpcError(res, 429, -32000, `This tenant has ${s.maxSessionsPerTenant} MCP sessions open, its bound; close some or use stateless requests.`);

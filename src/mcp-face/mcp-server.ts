@@ -18,6 +18,8 @@ export interface McpServerDeps {
 /** What one MCP server instance serves: a view, and (for a session) the list ETag its client last saw. */
 export interface ServedView {
   readonly view: string | null;
+  /** Issue 16: a provider profile of the compact view (`/mcp?view=compact&profile=openai`); schemas and argument conventions. */
+  readonly profile: string | null;
   /**
    * Progressive discovery (issue 18, `/mcp?discovery=search`): tools/list carries `find_tools` and the tools found so
    * far in this session (toolIds); null when the session lists every visible tool.
@@ -73,7 +75,7 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
     if (toolId === null) throw unknown();
     const meta = req.params._meta as Record<string, unknown> | undefined;
     const idem = meta?.[`${META_PREFIX}idempotencyKey`];
-    const out = await deps.exec.execute(START_CALL, { toolId, arguments: req.params.arguments ?? null, idempotencyKey: typeof idem === 'string' ? idem : null }, ctx);
+    const out = await deps.exec.execute(START_CALL, { toolId, arguments: req.params.arguments ?? null, idempotencyKey: typeof idem === 'string' ? idem : null, profile: served.profile }, ctx);
     if (out.errorCodes.length) return failure(out.errorCodes[0], out.errorMessages[0], out.errorDetails?.[0], unknown);
     const call = out.data?.call as { handle: CallHandle } | null | undefined;
     if (!call) throw unknown();
@@ -85,7 +87,7 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
 
 /** The caller's list in MCP shape, through GET /tools' read path (LIST_TOOLS); the session learns the ETag it saw. */
 async function callerList(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext): Promise<McpToolList> {
-  const out = await deps.exec.execute(LIST_TOOLS, { view: served.view }, ctx);
+  const out = await deps.exec.execute(LIST_TOOLS, { view: served.view, profile: served.profile }, ctx);
   if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
   const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
   served.listed(doc.etag);

@@ -6,6 +6,8 @@ import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { CALL_STATUS_BY_CODE, NOT_FOUND_TOOL_BODY, sendJson } from './http-status';
 import { UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
+import { splitTarget } from '../shared/request-target';
+import { parse as parseQuery } from 'node:querystring';
 
 /**
  * The call endpoints (issue 14), translated onto the GraphQL layer like every other route:
@@ -42,7 +44,10 @@ export async function postCall(deps: CallRouteDeps, req: IncomingMessage, res: S
   if (unknownKeys.length) return sendJson(res, 400, errorBody('BAD_REQUEST', `Unknown field${unknownKeys.length > 1 ? 's' : ''} in the request body: ${unknownKeys.slice(0, 5).join(', ')}. The body is { "arguments": { … } }.`));
   const key = req.headers['idempotency-key'];
   if (Array.isArray(key)) return sendJson(res, 400, errorBody('BAD_REQUEST', 'Send one Idempotency-Key.'));
-  const out = await deps.exec.execute(START_CALL, { toolId, arguments: (parsed as { arguments?: unknown }).arguments ?? null, idempotencyKey: key ?? null }, ctx);
+  // Issue 16: `?profile=<name>`: the path may name the tool by that profile's functionName (see startToolCall).
+  const query = splitTarget(req.url).query;
+  const profile = query === null ? undefined : parseQuery(query).profile;
+  const out = await deps.exec.execute(START_CALL, { toolId, arguments: (parsed as { arguments?: unknown }).arguments ?? null, idempotencyKey: key ?? null, profile: typeof profile === 'string' ? profile : null }, ctx);
   if (out.errorCodes.length) return sendCallError(res, ctx, out);
   const call = out.data?.call as { callId: string; replayed: boolean; handle: CallHandle } | null | undefined;
   // Unknown, not yours, withheld, quarantined: the catalog's own null, so the catalog's own 404 bytes (TC-CAT-4).

@@ -66,7 +66,9 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
       return true;
     }
     // `compact` asks for the compact view; anything else is the standard view (the spec's rule), one watch group.
-    const view = query !== null && parseQuery(query).view === 'compact' ? 'compact' : null;
+    const params = query === null ? {} : parseQuery(query);
+    const view = params.view === 'compact' ? 'compact' : null;
+    const profile = view !== null && typeof params.profile === 'string' ? params.profile : null;
     void (async () => {
       const ctx = await deps.contextFor(req);
       if (!ctx.principal) {
@@ -95,7 +97,7 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
         inc(key, -1);
         inc(tenantKey, -1);
       });
-      const current = await deps.watch.currentEtag(ctx, view);
+      const current = await deps.watch.currentEtag(ctx, view, profile);
       if (res.destroyed) return;
       if (current === null) return sendJson(res, 503, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS);
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Vary: 'Authorization' });
@@ -107,7 +109,7 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
       if (last !== current) send(current);
       heartbeat = setInterval(() => res.write(': keep-alive\n\n'), deps.heartbeatMs);
       heartbeat.unref();
-      stop = deps.watch.add({ ctx, view, etag: current, changed: send, gone: () => res.end() });
+      stop = deps.watch.add({ ctx, view, profile, etag: current, changed: send, gone: () => res.end() });
     })().catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };

@@ -8,6 +8,8 @@ export interface CatalogWatcher {
   readonly ctx: GraphQLContext;
   /** The view they list in (as asked: the GraphQL layer resolves it). */
   readonly view: string | null;
+  /** Issue 16: the compact view's provider profile, if any (its list has its own ETag). */
+  readonly profile?: string | null;
   /** The list ETag they last saw. */
   etag: string | null;
   /** Their view changed: its new list ETag. */
@@ -64,8 +66,8 @@ export class CatalogWatch {
   }
 
   /** The caller's current list ETag, through the read path of GET /tools; null when it cannot be read now. */
-  async currentEtag(ctx: GraphQLContext, view: string | null): Promise<string | null> {
-    const out = await this.deps.exec.execute(LIST_TOOLS, { view }, ctx);
+  async currentEtag(ctx: GraphQLContext, view: string | null, profile: string | null = null): Promise<string | null> {
+    const out = await this.deps.exec.execute(LIST_TOOLS, { view, profile }, ctx);
     const doc = out.data?.document as { etag?: string } | null | undefined;
     return out.errorCodes.length || !doc?.etag ? null : doc.etag;
   }
@@ -105,19 +107,19 @@ export class CatalogWatch {
   private async compare(): Promise<void> {
     const groups = new Map<string, CatalogWatcher[]>();
     for (const w of this.watchers) {
-      const key = `${this.deps.keyOf(w.ctx)}\u0000${w.view ?? ''}`;
+      const key = `${this.deps.keyOf(w.ctx)}\u0000${w.view ?? ''}\u0000${w.profile ?? ''}`;
       const g = groups.get(key);
       if (g) g.push(w);
       else groups.set(key, [w]);
     }
     for (const group of groups.values()) {
-      const { ctx, view } = group[0];
+      const { ctx, view, profile } = group[0];
       try {
         if (!(await this.deps.stillActive(ctx))) {
           for (const w of group) w.gone();
           continue;
         }
-        const etag = await this.currentEtag(ctx, view);
+        const etag = await this.currentEtag(ctx, view, profile ?? null);
         if (etag === null) continue;
         for (const w of group) {
           if (w.etag === etag || !this.watchers.has(w)) continue;

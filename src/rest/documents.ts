@@ -22,8 +22,8 @@ export const CAPABILITIES = /* GraphQL */ `
 
 /** Issue 14: a call, started in-process so that its live handle (JSON or SSE answer) reaches the facade. */
 export const START_CALL = /* GraphQL */ `
-  mutation RestStartCall($toolId: String!, $arguments: JSON, $idempotencyKey: String) {
-    call: startToolCall(toolId: $toolId, arguments: $arguments, idempotencyKey: $idempotencyKey) { callId replayed handle }
+  mutation RestStartCall($toolId: String!, $arguments: JSON, $idempotencyKey: String, $profile: String) {
+    call: startToolCall(toolId: $toolId, arguments: $arguments, idempotencyKey: $idempotencyKey, profile: $profile) { callId replayed handle }
   }
 `;
 

@@ -321,6 +321,32 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
     });
   });
 
+  describe('provider profiles on the call paths (issue 16)', () => {
+    it('POST /tools/{functionName}/calls?profile=openai calls the tool the caller\'s profile list names; unknown and not-yours names are the catalog 404', async function () {
+      this.timeout(30000);
+      const listed = (await host.get('/tools?view=compact&profile=openai', ta.key)).json() as { tools: Array<{ toolId: string; functionName: string }> };
+      const echo = listed.tools.find((t) => t.toolId === 'mcp.everything.echo')!;
+      expect(echo.functionName).to.match(/^[a-zA-Z0-9_-]{1,64}$/);
+      const post = (path: string, key: string) => fetch(`${host.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { message: 'by function name' } }) });
+      const r = await post(`/tools/${echo.functionName}/calls?profile=openai`, ta.key);
+      const body = (await r.json()) as { toolId: string; content: unknown };
+      expect(r.status).to.equal(200);
+      expect(body.toolId).to.equal('mcp.everything.echo');
+      const notFound = (await host.get('/tools/ext.no-such-tool', ta.key)).text;
+      const aOnly = listed.tools.find((t) => t.toolId === 'ext.a_only')!;
+      const notYours = await post(`/tools/${aOnly.functionName}/calls?profile=openai`, tb.key);
+      expect(notYours.status).to.equal(404);
+      expect(await notYours.text()).to.equal(notFound);
+      expect(await (await post('/tools/no_such_function/calls?profile=openai', ta.key)).text()).to.equal(notFound);
+    });
+
+    it('/mcp?view=compact&profile=openai lists the profile\'s schemas', async () => {
+      const rest = (await host.get('/tools?view=compact&profile=openai', tb.key)).json() as { tools: Array<{ inputSchema: unknown }> };
+      const tools = await listAll(await open(tb.key, '/mcp?view=compact&profile=openai'));
+      expect(tools.map((t) => t.inputSchema)).to.deep.equal(rest.tools.map((d) => d.inputSchema));
+    });
+  });
+
   describe('progressive discovery (issue 18): /mcp?discovery=search', () => {
     it('tools/list starts with find_tools only; find_tools adds the caller\'s own matches, with list_changed; another tenant\'s tools are never found', async function () {
       this.timeout(30000);
