@@ -206,6 +206,29 @@ describe('toolcat/client against toolcat (issue 17)', () => {
     ac2.abort();
   });
 
+  it('events() reconnects by itself when a stream ends, after the host\'s retry: delay, sending Last-Event-ID', async () => {
+    // A scripted host: each connection sends one change and ends, as a proxy cutting idle streams would.
+    const seenIds: Array<string | null> = [];
+    const sleeps: number[] = [];
+    const scripted: typeof fetch = async (_input, init) => {
+      seenIds.push(new Headers(init?.headers).get('last-event-id'));
+      const n = seenIds.length;
+      const body = `retry: 1500\n\nid: "e${n}"\nevent: catalog.changed\ndata: {"etag":"\\"e${n}\\""}\n\n`;
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    };
+    const client = createToolcatClient({ baseUrl: 'http://scripted.invalid', fetch: scripted, retry: { sleep: async (ms) => void sleeps.push(ms) } });
+    const stream = client.events({ lastEventId: '"e0"' });
+    const etags: string[] = [];
+    for await (const change of stream) {
+      etags.push(change.etag);
+      if (etags.length === 3) break;
+    }
+    expect(etags).to.deep.equal(['"e1"', '"e2"', '"e3"']);
+    expect(seenIds).to.deep.equal(['"e0"', '"e1"', '"e2"']);
+    expect(sleeps).to.deep.equal([1500, 1500]);
+    expect(stream.lastEventId).to.equal('"e3"');
+  });
+
   it('events() ends with UnauthorizedError when the credential does not hold, and UnavailableError is the 503 type', async () => {
     const client = createToolcatClient({ baseUrl: host.url, token: 'tc_wrong' });
     const it = client.events()[Symbol.asyncIterator]();
