@@ -4,6 +4,7 @@
  * anything: the rules apply to src/.
  */
 const LAYERS = [
+  ['client'], // toolcat/client (issue 17): the agent side, standalone; it imports no other layer (rules below)
   ['catalog'], // the domain: pure, no framework
   ['search'], // tool search ranking over domain records (issue 18)
   ['shared'], // logging, clock, request scope
@@ -35,7 +36,7 @@ module.exports = {
       comment: `${names.join(', ')} may not import ${above(i).join(', ')} (docs/architecture.md, "Layers")`,
       severity: 'error',
       from: { path: folder(names) },
-      to: { path: [folder(above(i)), '^src/(app|cli)'] },
+      to: { path: [folder(above(i)), '^src/(app\.ts$|cli/)'] },
     })),
     {
       name: 'domain-imports-no-framework',
@@ -57,6 +58,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/mcp-face/' },
       to: { path: '^src/(catalog|persistence|services|sources|cache)/' },
+    },
+    {
+      name: 'client-is-standalone',
+      comment: 'toolcat/client runs in agents, not in the server: it imports nothing from the rest of src/ and no npm package (fetch only)',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { pathNot: '^src/client/', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'server-does-not-use-the-client',
+      comment: 'the server never goes through its own client; the client is a published layer beside it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/client/' },
+      to: { path: '^src/client/' },
     },
     {
       name: 'no-circular',

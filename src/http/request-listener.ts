@@ -26,6 +26,7 @@ import type { McpSettings } from '../config/mcp-settings';
 import type { Principal } from '../catalog/principal';
 import type { Logger } from '../shared/logger';
 import { splitTarget } from '../shared/request-target';
+import { createPublishedDocuments } from './published-documents';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -123,6 +124,9 @@ export function buildRequestListener(deps: {
     databaseUp: () => health.isUp, log, onError: (err, _req, res) => onError(err, res),
   });
 
+  // GET /openapi.json and the schemas it references (issue 17): static, no credential.
+  const published = createPublishedDocuments();
+
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -175,7 +179,7 @@ export function buildRequestListener(deps: {
     accessLog(req, res, id, log);
     metrics.observe(req, res);
     runInRequest(id, () => {
-      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res)) app(req, res);
+      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res) && !published(req, res)) app(req, res);
     });
   };
   return Object.assign(listener, {

@@ -10,5 +10,5 @@ export const HOST_CLAUSES = [
   'TC-SESS-1', 'TC-SHAPE-1',
 ] as const;
 
-/** Consumer-side clauses: they bind clients, not this host (tested where toolcat itself consumes). */
+/** Consumer-side clauses: they bind clients, not this host; proved for toolcat/client (consumer.conformance.test.ts). */
 export const CONSUMER_CLAUSES = ['TC-CAT-6', 'TC-SESS-2'] as const;

@@ -1,4 +1,4 @@
-/** Fails when a host-side clause of the spec has no clause() test, or a test names an unknown clause. */
+/** Fails when a clause of the spec, host-side or consumer-side (issue 17), has no clause() test, or a test names an unknown clause. */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -11,6 +11,11 @@ describe('clause coverage', () => {
   it('every host-side clause id has at least one clause() test', () => {
     const missing = HOST_CLAUSES.filter((id) => !COVERED.has(id));
     expect(missing, `clauses without a test: ${missing.join(', ')}`).to.deep.equal([]);
+  });
+
+  it('every consumer clause id has at least one clause() test (toolcat/client, test/conformance/consumer.conformance.test.ts)', () => {
+    const missing = CONSUMER_CLAUSES.filter((id) => !COVERED.has(id));
+    expect(missing, `consumer clauses without a test: ${missing.join(', ')}`).to.deep.equal([]);
   });
 
   it('no test names a clause id that the spec does not have', () => {

@@ -87,15 +87,24 @@ describe('issue 13: the layering rules fire', function () {
         // a run-time cycle inside one folder
         'src/shared/a.ts': "import { B } from './b';\n\nexport const A = (): number => B + 1;\n",
         'src/shared/b.ts': "import { A } from './a';\n\nexport const B = 1;\nexport const USE = A;\n",
+        // issue 17: toolcat/client imports nothing from the server nor any npm package, and the server never imports it
+        'src/client/c.ts': 'export const C = 1;\n',
+        'src/client/up.ts': "import { TOOL } from '../catalog/tool';\n\nexport const UP = TOOL;\n",
+        'src/client/npm.ts': "import express from 'express';\n\nexport const E = express;\n",
+        'src/rest/uses-client.ts': "import { C } from '../client/c';\n\nexport const USES = C;\n",
       }),
     );
     expect(exitCode, 'depcruise exits non-zero on an error-level violation').to.not.equal(0);
     const found = violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`).sort();
     expect(found).to.deep.equal([
+      'client-is-standalone: src/client/npm.ts -> node_modules/express/index.js',
+      'client-is-standalone: src/client/up.ts -> src/catalog/tool.ts',
       'domain-imports-no-framework: src/catalog/framework.ts -> node_modules/express/index.js',
       'layer-catalog: src/catalog/upward.ts -> src/persistence/repo.ts',
+      'layer-client: src/client/up.ts -> src/catalog/tool.ts',
       'no-circular: src/shared/a.ts -> src/shared/b.ts', // a cycle is reported once, from its first module
       'rest-is-a-facade: src/rest/direct.ts -> src/persistence/repo.ts',
+      'server-does-not-use-the-client: src/rest/uses-client.ts -> src/client/c.ts',
     ]);
   });
 
