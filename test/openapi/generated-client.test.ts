@@ -102,8 +102,11 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
     const emitted = program.emit();
     const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).to.deep.equal([]);
-    const { run } = require(join(gen, 'consumer.js')) as { run(u: string, k: string): Promise<Record<string, unknown>> };
-    const r = await run(host.url, key);
+    // Run as its own program, as a generated client would be: a fresh process, with no connections pooled by this one
+    // (the generator and tsc take long enough for the server to close this process's idle keep-alive sockets).
+    const script = `require(${JSON.stringify(join(gen, 'consumer.js'))}).run(process.argv[1], process.argv[2]).then((r) => console.log(JSON.stringify(r)), (e) => { console.error(e); process.exit(1); })`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, host.url, key], { cwd: ROOT });
+    const r = JSON.parse(stdout) as Record<string, unknown>;
     expect(r.sources).to.include('host-extension');
     expect(r.ids).to.deep.equal(['ext.echo']);
     expect(r.tiers).to.deep.equal(['read']);
