@@ -36,7 +36,7 @@ export interface ToolSearchResult {
   readonly truncated: boolean;
 }
 
-export interface SearchDocument extends CatalogDocument {
+export interface SearchAnswer extends CatalogDocument {
   readonly scores: readonly number[];
   readonly matched: number;
   readonly truncated: boolean;
@@ -72,7 +72,7 @@ export class ToolSearchService {
   }
 
   /** The exact body of GET /tools?q= (the list's shape in the applied view, relevance order) with its ETag. */
-  async searchDocument(p: Principal, query: unknown, limit: unknown, view: unknown, profile?: unknown): Promise<SearchDocument> {
+  async searchDocument(p: Principal, query: unknown, limit: unknown, view: unknown, profile?: unknown): Promise<SearchAnswer> {
     const k = checkLimit(limit);
     const q = checkQuery(query, this.indexSync.index.params.tokenize);
     const appliedView = resolveView(view, this.opts.compactView);
