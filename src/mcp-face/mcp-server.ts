@@ -71,7 +71,10 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
     if (!isMcpToolName(name)) throw unknown();
     // Names that decode by themselves need no read; hashed names and a source endpoint's upstream names are looked up
     // in the caller's own list (so they can only ever name a tool the caller sees).
-    const toolId = served.scope === null && !needsCandidates(name) ? toolIdOfMcpName(name, () => []) : ((await listFor(ctx)).toolIdByName.get(name) ?? null);
+    let toolId = served.scope === null && !needsCandidates(name) ? toolIdOfMcpName(name, () => []) : ((await listFor(ctx)).toolIdByName.get(name) ?? null);
+    // Issue 16: on a profile's endpoint a model may call by the profile's functionName; the GraphQL layer resolves it
+    // among the caller's own tools (startToolCall's profile), or answers null like an unknown tool.
+    if (toolId === null && served.profile !== null) toolId = name;
     if (toolId === null) throw unknown();
     const meta = req.params._meta as Record<string, unknown> | undefined;
     const idem = meta?.[`${META_PREFIX}idempotencyKey`];

@@ -340,10 +340,21 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
       expect(await (await post('/tools/no_such_function/calls?profile=openai', ta.key)).text()).to.equal(notFound);
     });
 
-    it('/mcp?view=compact&profile=openai lists the profile\'s schemas', async () => {
+    it('/mcp?view=compact&profile=openai lists the profile\'s schemas and accepts its function names', async () => {
       const rest = (await host.get('/tools?view=compact&profile=openai', tb.key)).json() as { tools: Array<{ inputSchema: unknown }> };
-      const tools = await listAll(await open(tb.key, '/mcp?view=compact&profile=openai'));
+      const client = await open(tb.key, '/mcp?view=compact&profile=openai');
+      const tools = await listAll(client);
       expect(tools.map((t) => t.inputSchema)).to.deep.equal(rest.tools.map((d) => d.inputSchema));
+      // A model that calls by the profile's functionName reaches the same tool.
+      const fn = (rest.tools as unknown as Array<{ toolId: string; functionName: string }>).find((d) => d.toolId === 'mcp.everything.echo')!.functionName;
+      expect((await client.callTool({ name: fn, arguments: { message: 'fn' } })).content).to.deep.equal([{ type: 'text', text: 'Echo: fn' }]);
+      let err: unknown;
+      try {
+        await client.callTool({ name: 'ext__a_only', arguments: {} });
+      } catch (e) {
+        err = e;
+      }
+      expect((err as { code?: number }).code).to.equal(-32602);
     });
   });
 
