@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { CachedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
-import { ifNoneMatchHits } from './conditional';
+import { sendRevalidatable } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS, SEARCH_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { splitTarget } from '../shared/request-target';
@@ -159,15 +159,7 @@ function sendDocument(req: IncomingMessage, res: ServerResponse, ctx: GraphQLCon
   const doc = out.data?.document as DocumentData | null | undefined;
   // Unknown and not-yours are the same null, so the same bytes and headers (TC-CAT-4).
   if (!doc) return sendJson(res, 404, NOT_FOUND_TOOL_BODY);
-  res.setHeader('ETag', doc.etag);
-  res.setHeader('Cache-Control', 'private, no-cache');
-  res.setHeader('Vary', 'Authorization');
-  const inm = req.headers['if-none-match'];
-  if (ifNoneMatchHits(typeof inm === 'string' ? inm : undefined, doc.etag)) {
-    res.writeHead(304).end();
-    return;
-  }
-  sendJson(res, 200, doc.body instanceof CachedBody ? doc.body.bytes : doc.body);
+  sendRevalidatable(req, res, doc);
 }
 
 function sendError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutcome): void {

@@ -5,7 +5,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { MAX_QUERY_CHARS } from '../search/query';
 import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
 import { UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
-import { ifNoneMatchHits } from './conditional';
+import { sendRevalidatable } from './conditional';
 import { SEARCH_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 import { HTTP_STATUS_BY_CODE, sendJson, statusForErrors } from './http-status';
@@ -89,16 +89,7 @@ export function sendRefusal(res: ServerResponse, r: SearchRefusal): void {
 export async function sendSearch(exec: GraphQLExecutor, req: IncomingMessage, res: ServerResponse, ctx: GraphQLContext, input: SearchInput): Promise<void> {
   const out = await exec.execute(SEARCH_TOOLS, { query: input.query, limit: input.limit, view: input.view, profile: input.profile }, ctx);
   if (out.errorCodes.length) return sendSearchError(res, ctx, out);
-  const doc = out.data?.document as { body: CachedBody | string; etag: string };
-  res.setHeader('ETag', doc.etag);
-  res.setHeader('Cache-Control', 'private, no-cache');
-  res.setHeader('Vary', 'Authorization');
-  const inm = req.headers['if-none-match'];
-  if (ifNoneMatchHits(typeof inm === 'string' ? inm : undefined, doc.etag)) {
-    res.writeHead(304).end();
-    return;
-  }
-  sendJson(res, 200, doc.body instanceof CachedBody ? doc.body.bytes : doc.body);
+  sendRevalidatable(req, res, out.data?.document as { body: CachedBody | string; etag: string });
 }
 
 function sendSearchError(res: ServerResponse, ctx: GraphQLContext, out: ExecutionOutcome): void {
