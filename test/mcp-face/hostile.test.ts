@@ -5,29 +5,16 @@
  * connections, duplicate names on a source endpoint, the RFC 9728 document naming any Host, several Host headers.
  */
 import { connect as tcpConnect } from 'node:net';
-import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { DEFAULT_MCP_SETTINGS } from '../../src/config/mcp-settings';
 import { testConfig } from '../../src/config/config';
 import { McpToolListCache, pageOf } from '../../src/mcp-face/tool-list';
 import { forEachDatabase } from '../helpers/databases';
 import { aGrant, aPrincipal, aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
+import { rawRequest as raw } from '../helpers/raw-http';
 
 const MCP = { ...DEFAULT_MCP_SETTINGS, maxSessionsPerTenant: 3, bodyDeadlineMs: 300 };
 
-function raw(url: string, path: string, method: string, headers: Record<string, string> | string[], body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers, setHost: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const descriptor = (toolId: string, name: string) => ({ toolId, name, description: 'd', source: 'mcp', inputSchema: { type: 'object' }, annotations: {}, safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
 

@@ -6,7 +6,6 @@
  * REST twin; sessions belong to the principal that opened them; Host/Origin are checked; 401s point at RFC 9728
  * metadata.
  */
-import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,6 +16,7 @@ import { forEachDatabase } from '../helpers/databases';
 import { EVERYTHING_BIN, HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
 import { type TestHost, aGrant, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
 import { CALL_TOOLS } from '../fixtures/hostile-tools';
+import { rawRequest as raw } from '../helpers/raw-http';
 
 const MCP = { ...DEFAULT_MCP_SETTINGS, pageSize: 4, changeDebounceMs: 20, heartbeatMs: 200, maxSessionsPerPrincipal: 3 };
 
@@ -43,20 +43,6 @@ async function listAll(client: Client): Promise<Array<Record<string, unknown>>> 
   return out;
 }
 
-/** A raw request with headers fetch would not let us forge (Host). */
-function raw(url: string, path: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
