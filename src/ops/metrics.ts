@@ -51,13 +51,32 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
     registers: [registry],
   });
-  const toolLabels = new Set<string>();
+  // Label values worked out once per tool and source (the credential scan of each is not free: it ran on every call),
+  // and the counter's child bound once per label set, so a call costs a map lookup and two increments (bench i).
+  const toolLabels = new Map<string, string>();
+  const sourceLabels = new Map<string, string>();
+  const callChildren = new Map<string, { readonly count: { inc(): void }; readonly time: { observe(v: number): void } }>();
+  const labelOf = (cache: Map<string, string>, value: string, bound: number): string => {
+    let label = cache.get(value);
+    if (label === undefined) {
+      if (cache.size >= bound) return '_other';
+      label = containsCredential(value) ? '[redacted]' : value;
+      cache.set(value, label);
+    }
+    return label;
+  };
   const callResults = {
     observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void {
-      if (!toolLabels.has(f.toolId) && toolLabels.size < MAX_TOOL_LABELS) toolLabels.add(f.toolId);
-      const tool = toolLabels.has(f.toolId) ? f.toolId : '_other';
-      callCounter.inc({ source: sourceLabel(f.source), tool: containsCredential(tool) ? '[redacted]' : tool, outcome: f.outcome });
-      callLatency.observe({ source: sourceLabel(f.source) }, f.durationMs / 1000);
+      const source = labelOf(sourceLabels, f.source, MAX_TOOL_LABELS);
+      const tool = labelOf(toolLabels, f.toolId, MAX_TOOL_LABELS);
+      const key = `${source}\u0000${tool}\u0000${f.outcome}`;
+      let child = callChildren.get(key);
+      if (!child) {
+        child = { count: callCounter.labels({ source, tool, outcome: f.outcome }), time: callLatency.labels({ source }) };
+        callChildren.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(f.durationMs / 1000);
     },
   };
   const syncResults = new Counter({ name: 'toolcat_source_sync_total', help: 'MCP source syncs by source and resulting status', labelNames: ['source', 'status'], registers: [registry] });

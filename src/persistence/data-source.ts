@@ -67,6 +67,8 @@ export function createDataSource(db: DatabaseConfig): DataSource {
     prepareDatabase: (raw: { pragma(s: string): unknown }) => {
       for (const pragma of SQLITE_MATCH_PRAGMAS) raw.pragma(pragma);
       raw.pragma('busy_timeout = 5000');
+      // A per-connection setting (TypeORM turns WAL on right after this hook): see DatabaseConfig's `synchronous`.
+      raw.pragma(`synchronous = ${db.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     },
   });
 }
