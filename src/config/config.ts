@@ -26,7 +26,7 @@ export type DatabaseConfig =
     }
   | { readonly type: 'postgres'; readonly url: string; readonly poolSize: number };
 
-export type SqliteSynchronous = 'normal' | 'full';
+type SqliteSynchronous = 'normal' | 'full';
 
 export interface Config {
   readonly db: DatabaseConfig;
