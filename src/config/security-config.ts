@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { JwtConfig } from './jwt-settings';
 import { type Role, isRole } from '../catalog/principal';
-import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLIde, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
 
 /** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
 export interface SecurityConfig {
@@ -14,8 +14,11 @@ export interface SecurityConfig {
    * suggestions either way (src/graphql/limits/schema-visibility.plugin.ts).
    */
   readonly introspection: IntrospectionMode;
-  /** The Apollo Sandbox landing page: on in development, off in production unless set. */
-  readonly landingPage: boolean;
+  /**
+   * What a browser opening /graphql gets (issue 20): `graphiql` (bundled, served locally, works offline), `sandbox`
+   * (Apollo Sandbox, loaded from Apollo's CDN) or `off`. Default graphiql in development, off in production.
+   */
+  readonly graphqlIde: GraphQLIde;
   /** Per-principal token bucket on the REST routes. */
   readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
   /** When set, GET /metrics requires `Authorization: Bearer <this>`; null: /metrics is open (internal network only). */
@@ -23,10 +26,12 @@ export interface SecurityConfig {
 }
 
 export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
-  NODE_ENV: 'production turns introspection and the landing page off by default',
+  NODE_ENV: 'production turns introspection and the /graphql IDE off by default',
   TOOLCAT_GRAPHQL_INTROSPECTION:
     'off|admins|all: who may introspect the GraphQL schema (default: admins, i.e. tenant and host admins; off with NODE_ENV=production); true = all, false = off',
-  TOOLCAT_GRAPHQL_LANDING_PAGE: 'true|false: Apollo Sandbox at /graphql (default: true unless NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_IDE:
+    'graphiql|sandbox|off: the IDE a browser gets at /graphql; graphiql is bundled and works offline, sandbox loads Apollo Sandbox from its CDN (default: graphiql; off with NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_LANDING_PAGE: 'older switch, used when TOOLCAT_GRAPHQL_IDE is unset: true = sandbox, false = off',
   TOOLCAT_GRAPHQL_MAX_DEPTH: `default ${DEFAULT_GRAPHQL_LIMITS.maxDepth}`,
   TOOLCAT_GRAPHQL_MAX_ALIASES: `default ${DEFAULT_GRAPHQL_LIMITS.maxAliases}`,
   TOOLCAT_GRAPHQL_MAX_COMPLEXITY: `default ${DEFAULT_GRAPHQL_LIMITS.maxComplexity}`,
@@ -67,7 +72,7 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
       maxRequestBytes: int('TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES', L.maxRequestBytes, 1024, 64 * 1024 ** 2),
     },
     introspection: introspectionMode(env.TOOLCAT_GRAPHQL_INTROSPECTION, production, problems),
-    landingPage: bool('TOOLCAT_GRAPHQL_LANDING_PAGE', !production),
+    graphqlIde: graphqlIde(env, production, bool, problems),
     rateLimit: {
       capacity: int('TOOLCAT_RATE_LIMIT_BURST', 200, 1, 1_000_000),
       refillPerSecond: int('TOOLCAT_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
@@ -75,6 +80,18 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
     },
     metricsToken: metricsToken(env.TOOLCAT_METRICS_TOKEN, problems),
   };
+}
+
+/**
+ * TOOLCAT_GRAPHQL_IDE wins; else the older TOOLCAT_GRAPHQL_LANDING_PAGE keeps its meaning (true: Apollo Sandbox);
+ * else GraphiQL, the one that works without internet, outside production.
+ */
+function graphqlIde(env: Env, production: boolean, bool: Bool, problems: string[]): GraphQLIde {
+  const v = env.TOOLCAT_GRAPHQL_IDE?.trim().toLowerCase();
+  if (v === 'graphiql' || v === 'sandbox' || v === 'off') return v;
+  if (v) problems.push(`TOOLCAT_GRAPHQL_IDE must be graphiql, sandbox or off; got ${JSON.stringify(env.TOOLCAT_GRAPHQL_IDE)}`);
+  if (env.TOOLCAT_GRAPHQL_LANDING_PAGE !== undefined && env.TOOLCAT_GRAPHQL_LANDING_PAGE !== '') return bool('TOOLCAT_GRAPHQL_LANDING_PAGE', false) ? 'sandbox' : 'off';
+  return production ? 'off' : 'graphiql';
 }
 
 /** off | admins | all; true and false keep their earlier meaning (true: everyone, false: nobody). */

@@ -34,7 +34,7 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     const b = await database.create();
     drops.push(b.drop);
     hardened = await startHost(b.db, {
-      security: { ...testConfig().security, introspection: 'off', landingPage: false, rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
+      security: { ...testConfig().security, introspection: 'off', graphqlIde: 'off', rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
     });
     for (const h of [open, hardened]) await anExtension(h, { name: 'calc', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
   });
