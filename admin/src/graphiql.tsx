@@ -59,6 +59,42 @@ function Ide(): ReactNode {
   );
 }
 
+/**
+ * CodeMirror's hidden input textareas carry no label (axe-core "label", critical): name each after the editor it
+ * belongs to. Done by attribute, after GraphiQL renders them (they come and go with tabs, hence the observer).
+ */
+const EDITOR_NAMES: ReadonlyArray<[string, string]> = [
+  ['.graphiql-query-editor', 'GraphQL operation editor'],
+  ['.result-window', 'Response'],
+  ['[aria-label="Variables"], .graphiql-editor-tool .graphiql-editor:not(.hidden):nth-child(1)', 'Variables editor'],
+  ['.graphiql-editor-tool', 'Headers editor'],
+];
+function labelEditors(): void {
+  for (const area of document.querySelectorAll('textarea:not([aria-label])')) {
+    const name = EDITOR_NAMES.find(([sel]) => area.closest(sel))?.[1] ?? 'Editor';
+    area.setAttribute('aria-label', name);
+  }
+}
+/**
+ * GraphiQL's tabs are <li role="tab"> holding buttons (axe-core "nested-interactive", serious): the tab role moves
+ * to the tab's own button and the item becomes presentational, so the tablist owns the tabs directly.
+ */
+function fixTabs(): void {
+  for (const li of document.querySelectorAll('li.graphiql-tab')) {
+    const button = li.querySelector('button.graphiql-tab-button');
+    if (!button) continue;
+    const selected = li.classList.contains('graphiql-tab-active') ? 'true' : 'false';
+    if (li.getAttribute('role') !== 'presentation') li.setAttribute('role', 'presentation');
+    if (li.hasAttribute('aria-selected')) li.removeAttribute('aria-selected');
+    if (button.getAttribute('role') !== 'tab') button.setAttribute('role', 'tab');
+    if (button.getAttribute('aria-selected') !== selected) button.setAttribute('aria-selected', selected);
+  }
+}
+new MutationObserver(() => {
+  labelEditors();
+  fixTabs();
+}).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['class', 'aria-selected', 'role'] });
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <Ide />

@@ -35,17 +35,16 @@ export function Loading({ on }: { on: boolean }): ReactNode {
 }
 
 /** Previous / next over offset paging; `count` is how many rows the current page has. */
-export function Pager(props: { offset: number; size: number; count: number; onOffset: (o: number) => void; label: string }): ReactNode {
-  const { offset, size, count, onOffset, label } = props;
+export function Pager(props: { offset: number; size: number; count: number; loading: boolean; onOffset: (o: number) => void; label: string }): ReactNode {
+  const { offset, size, count, loading, onOffset, label } = props;
   return (
     <nav className="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - size))}>
+      <button type="button" disabled={loading || offset === 0} onClick={() => onOffset(Math.max(0, offset - size))}>
         Previous page
       </button>
-      <span aria-live="polite">
-        Rows {count === 0 ? 0 : offset + 1}–{offset + count}
-      </span>
-      <button type="button" disabled={count < size} onClick={() => onOffset(offset + size)}>
+      {/* The range is said only for rows that have arrived, never for the page being read. */}
+      <span aria-live="polite">{loading ? 'Reading rows…' : `Rows ${count === 0 ? 0 : offset + 1}–${offset + count}`}</span>
+      <button type="button" disabled={loading || count < size} onClick={() => onOffset(offset + size)}>
         Next page
       </button>
     </nav>

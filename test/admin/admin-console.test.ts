@@ -64,7 +64,7 @@ describe('admin console and GraphiQL: serving', () => {
     const apollo = await fetch(`${sandbox.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(await apollo.text()).to.match(/embeddable-sandbox/);
     // A query by GET with Accept text/html, and a POST, still reach Apollo.
-    const q = await fetch(`${host.url}/graphql?query=${encodeURIComponent('{ me { name } }')}`, { headers: { accept: 'text/html', authorization: `Bearer ${host.adminKey}`, 'apollo-require-preflight': 'true' } });
+    const q = await fetch(`${host.url}/graphql?query=${encodeURIComponent('{ me { name } }')}`, { headers: { accept: 'text/html, application/json', authorization: `Bearer ${host.adminKey}`, 'apollo-require-preflight': 'true' } });
     expect(await q.json()).to.deep.equal({ data: { me: { name: 'test-admin' } } });
     expect(await host.gqlOk('{ me { name } }')).to.deep.equal({ me: { name: 'test-admin' } });
   });

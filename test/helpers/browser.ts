@@ -39,7 +39,7 @@ export function saveScreenshot(page: Page, name: string): Promise<Buffer> {
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[]; html?: string }> }
 
 /**
  * axe-core run inside the page. The script is evaluated through the DevTools protocol, which the page's CSP does not
@@ -50,5 +50,5 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   const result = await page.evaluate<{ violations: AxeViolation[] }>("axe.run(document, { resultTypes: ['violations'] })");
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target })) }));
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, html: n.html?.slice(0, 300) })) }));
 }

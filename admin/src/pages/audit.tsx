@@ -44,7 +44,7 @@ export function AuditPage(): ReactNode {
           ))}
         </tbody>
       </table>
-      <Pager label="Audit log" offset={offset} size={PAGE_SIZE} count={rows.length} onOffset={setOffset} />
+      <Pager label="Audit log" offset={offset} size={PAGE_SIZE} count={rows.length} loading={loading} onOffset={setOffset} />
     </>
   );
 }

@@ -38,7 +38,7 @@ export function CallsPage(): ReactNode {
           ))}
         </tbody>
       </table>
-      <Pager label="Call log" offset={offset} size={PAGE_SIZE} count={rows.length} onOffset={setOffset} />
+      <Pager label="Call log" offset={offset} size={PAGE_SIZE} count={rows.length} loading={loading} onOffset={setOffset} />
     </>
   );
 }
