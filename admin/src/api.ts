@@ -2,7 +2,7 @@ import { print } from 'graphql';
 import type { TadaDocumentNode } from 'gql.tada';
 import { storedCredential } from './session';
 
-export class GraphQLRequestError extends Error {
+class GraphQLRequestError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,

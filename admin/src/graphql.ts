@@ -12,4 +12,4 @@ export const graphql = initGraphQLTada<{
   scalars: { JSON: unknown; JSONObject: Record<string, unknown>; JSONDocument: string };
 }>();
 
-export type { ResultOf, VariablesOf } from 'gql.tada';
+export type { ResultOf } from 'gql.tada';

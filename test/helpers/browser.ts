@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
 
 /** Debian's chromium package (`.ci/run` installs it with apt when it is missing). */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const chromiumPresent = (): boolean => existsSync(CHROMIUM);
 
 /** Screenshots and figures of the browser tests (gitignored). */
@@ -30,7 +30,7 @@ export async function launchChromium(): Promise<{ browser: BrowserContext; close
     },
   };
 }
-export type { Browser, BrowserContext, Page };
+export type { BrowserContext, Page };
 
 export function saveScreenshot(page: Page, name: string): Promise<Buffer> {
   mkdirSync(ARTIFACTS, { recursive: true });
