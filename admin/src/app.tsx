@@ -2,6 +2,7 @@ import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { request } from './api';
 import { type ResultOf, graphql } from './graphql';
 import { forgetCredential, storeCredential, storedCredential } from './session';
+import { type OidcConfig, completeOidc, consoleConfig, startOidc } from './oidc';
 import { ErrorNote } from './ui';
 import { ReviewPage } from './pages/review';
 import { SourcesPage } from './pages/sources';
@@ -53,7 +54,8 @@ function useRoute(): { path: string; params: URLSearchParams } {
 
 export function App(): ReactNode {
   const [me, setMe] = useState<Me | null>(null);
-  const [checking, setChecking] = useState(storedCredential() !== null);
+  const [checking, setChecking] = useState(true);
+  const [oidc, setOidc] = useState<OidcConfig | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const route = useRoute();
 
@@ -75,7 +77,18 @@ export function App(): ReactNode {
     }
   };
   useEffect(() => {
-    if (storedCredential()) void signIn();
+    void (async () => {
+      try {
+        const cfg = (await consoleConfig()).oidc;
+        setOidc(cfg);
+        const token = cfg ? await completeOidc(cfg) : null;
+        if (token) storeCredential(token);
+      } catch (err) {
+        setError(err instanceof Error ? err : new Error(String(err)));
+      }
+      if (storedCredential()) await signIn();
+      else setChecking(false);
+    })();
   }, []);
 
   useEffect(() => {
@@ -84,7 +97,7 @@ export function App(): ReactNode {
   }, [route.path]);
 
   if (checking) return <main id="main"><p>Signing in…</p></main>;
-  if (!me) return <SignIn error={error} onKey={(k) => { storeCredential(k); setChecking(true); void signIn(); }} />;
+  if (!me) return <SignIn error={error} oidc={oidc} onKey={(k) => { storeCredential(k); setChecking(true); void signIn(); }} />;
 
   const pages = PAGES.filter((p) => !p.hostOnly || me.role === 'host-admin');
   const page = pages.find((p) => p.path === route.path) ?? pages[0]!;
@@ -118,7 +131,7 @@ export function App(): ReactNode {
   );
 }
 
-function SignIn({ onKey, error }: { onKey: (key: string) => void; error: Error | null }): ReactNode {
+function SignIn({ onKey, error, oidc }: { onKey: (key: string) => void; error: Error | null; oidc: OidcConfig | null }): ReactNode {
   const [key, setKey] = useState('');
   const submit = (e: FormEvent): void => {
     e.preventDefault();
@@ -133,6 +146,11 @@ function SignIn({ onKey, error }: { onKey: (key: string) => void; error: Error |
         <button type="submit">Sign in</button>
       </form>
       <p className="muted">The key is kept in this tab's session storage only, and sent as a bearer token to /graphql.</p>
+      {oidc ? (
+        <p>
+          <button type="button" onClick={() => void startOidc(oidc)}>Sign in with your identity provider</button>
+        </p>
+      ) : null}
       <ErrorNote error={error} />
     </main>
   );

@@ -3,6 +3,16 @@ import type { JwtConfig } from './jwt-settings';
 import { type Role, isRole } from '../catalog/principal';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLIde, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
 
+/** The admin console's OIDC client (a public client: no secret; PKCE S256). */
+export interface AdminOidcSettings {
+  readonly clientId: string;
+  /** The IdP's authorization endpoint (the browser is sent there). */
+  readonly authorizationEndpoint: string;
+  /** The IdP's token endpoint (the console POSTs the code there; its origin joins the page's connect-src). */
+  readonly tokenEndpoint: string;
+  readonly scope: string;
+}
+
 /** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
 export interface SecurityConfig {
   /** OIDC/JWT bearer tokens beside API keys; null: API keys only. */
@@ -19,6 +29,11 @@ export interface SecurityConfig {
    * (Apollo Sandbox, loaded from Apollo's CDN) or `off`. Default graphiql in development, off in production.
    */
   readonly graphqlIde: GraphQLIde;
+  /**
+   * OIDC sign-in for the admin console (issue 20): authorization code + PKCE, in the browser, against these
+   * endpoints; the token it gets is verified like any bearer JWT (`jwt` above). null: API keys only.
+   */
+  readonly adminOidc: AdminOidcSettings | null;
   /** Per-principal token bucket on the REST routes. */
   readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
   /** When set, GET /metrics requires `Authorization: Bearer <this>`; null: /metrics is open (internal network only). */
@@ -52,6 +67,10 @@ export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_JWT_ROLE_MAP: 'token role=catalog role pairs, comma-separated (default agent=agent,tenant-admin=tenant-admin)',
   TOOLCAT_JWT_DEFAULT_ROLE: 'role for a token with no mapped role (default: refuse the token)',
   TOOLCAT_JWT_CLOCK_TOLERANCE_SEC: 'allowed clock skew for exp/nbf (default 30)',
+  TOOLCAT_ADMIN_OIDC_CLIENT_ID: 'enables OIDC sign-in (authorization code + PKCE) in the admin console: its public client id (needs TOOLCAT_JWT_ISSUER)',
+  TOOLCAT_ADMIN_OIDC_AUTHORIZATION_URL: 'the IdP authorization endpoint (https; http only on loopback)',
+  TOOLCAT_ADMIN_OIDC_TOKEN_URL: 'the IdP token endpoint (https; http only on loopback); it must allow CORS from toolcat\'s origin',
+  TOOLCAT_ADMIN_OIDC_SCOPE: 'default openid',
 };
 
 type Env = Record<string, string | undefined>;
@@ -79,6 +98,31 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
       maxKeys: 100_000,
     },
     metricsToken: metricsToken(env.TOOLCAT_METRICS_TOKEN, problems),
+    adminOidc: adminOidc(env, problems),
+  };
+}
+
+function adminOidc(env: Env, problems: string[]): AdminOidcSettings | null {
+  const clientId = env.TOOLCAT_ADMIN_OIDC_CLIENT_ID;
+  if (!clientId) return null;
+  if (!env.TOOLCAT_JWT_ISSUER) problems.push('TOOLCAT_ADMIN_OIDC_CLIENT_ID needs TOOLCAT_JWT_ISSUER (and its keys): the console\'s tokens are verified as bearer JWTs');
+  const endpoint = (name: string): string => {
+    const v = env[name] ?? '';
+    let u: URL | null = null;
+    try {
+      u = new URL(v);
+    } catch {
+      /* reported below */
+    }
+    const loopback = u !== null && (u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]');
+    if (!u || !(u.protocol === 'https:' || (u.protocol === 'http:' && loopback))) problems.push(`${name} must be an https URL (http only on loopback); got ${JSON.stringify(v)}`);
+    return v;
+  };
+  return {
+    clientId,
+    authorizationEndpoint: endpoint('TOOLCAT_ADMIN_OIDC_AUTHORIZATION_URL'),
+    tokenEndpoint: endpoint('TOOLCAT_ADMIN_OIDC_TOKEN_URL'),
+    scope: env.TOOLCAT_ADMIN_OIDC_SCOPE || 'openid',
   };
 }
 

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import type { GraphQLIde } from '../config/graphql-settings';
+import type { AdminOidcSettings } from '../config/security-config';
 import { sendJson } from '../rest/http-status';
 import { splitTarget } from '../shared/request-target';
 import { errorBody } from '../shared/transport-answers';
@@ -13,7 +14,13 @@ export const ADMIN_BUILD_DIR = join(__dirname, '..', '..', 'admin');
  * The page's rules (issue 20): scripts and styles from this origin only (no inline script, no eval), GraphQL to this
  * origin only, never framed. `style-src` stays 'self': the bundles set styles through the DOM (CSSOM), which CSP allows.
  */
-export const ADMIN_CSP = [
+export function adminCsp(oidc: AdminOidcSettings | null = null): string {
+  // OIDC (authorization code + PKCE): the console POSTs the code to the IdP's token endpoint, and nowhere else.
+  const connect = oidc ? `connect-src 'self' ${new URL(oidc.tokenEndpoint).origin}` : "connect-src 'self'";
+  return CSP_PARTS.map((p) => (p === "connect-src 'self'" ? connect : p)).join('; ');
+}
+
+const CSP_PARTS = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -25,10 +32,9 @@ export const ADMIN_CSP = [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+];
 
-const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': ADMIN_CSP,
+const SAFETY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -52,8 +58,8 @@ const TYPES: Readonly<Record<string, string>> = {
 interface StaticFile {
   readonly bytes: Buffer;
   readonly type: string;
-  /** Fingerprinted assets never change under their name; pages are revalidated. */
-  readonly immutable: boolean;
+  /** Fingerprinted assets never change under their name; pages are revalidated; the config is never stored. */
+  readonly cacheControl: string;
 }
 
 /**
@@ -62,8 +68,13 @@ interface StaticFile {
  * map keyed by URL path, so nothing outside the build folder can be named by a request (no path is ever joined from
  * a URL). Answers false for every other request, which goes on to the rest of the listener.
  */
-export function createAdminConsole(opts: { ide: GraphQLIde; dir?: string }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createAdminConsole(opts: { ide: GraphQLIde; oidc: AdminOidcSettings | null; dir?: string }): (req: IncomingMessage, res: ServerResponse) => boolean {
   const files = loadBuild(opts.dir ?? ADMIN_BUILD_DIR);
+  // What the console needs to know before sign-in: whether and where OIDC sign-in goes (public client: no secret).
+  const oidc = opts.oidc && { clientId: opts.oidc.clientId, authorizationEndpoint: opts.oidc.authorizationEndpoint, tokenEndpoint: opts.oidc.tokenEndpoint, scope: opts.oidc.scope };
+  files.set('/admin/config.json', { bytes: Buffer.from(JSON.stringify({ oidc })), type: TYPES['.json']!, cacheControl: 'no-store' });
+  const headers = { ...SAFETY_HEADERS, 'Content-Security-Policy': adminCsp(opts.oidc) };
+  const send = (req: IncomingMessage, res: ServerResponse, file: StaticFile): true => sendFile(req, res, file, headers);
   const graphiql = opts.ide === 'graphiql' ? files.get('/admin/graphiql.html') : undefined;
   return (req, res) => {
     const { path, query } = splitTarget(req.url);
@@ -75,10 +86,10 @@ export function createAdminConsole(opts: { ide: GraphQLIde; dir?: string }): (re
     }
     if (path === '/admin') {
       // The console's relative asset URLs need the trailing slash.
-      res.writeHead(308, { Location: '/admin/', ...PAGE_HEADERS }).end();
+      res.writeHead(308, { Location: '/admin/', ...headers }).end();
       return true;
     }
-    if (files.size === 0) {
+    if (!files.has('/admin/index.html')) {
       sendJson(res, 404, errorBody('NOT_FOUND', 'The admin console is not built: run `npm run build:admin`.'));
       return true;
     }
@@ -96,12 +107,12 @@ function isBrowserLanding(req: IncomingMessage, query: string | null): boolean {
   return req.method === 'GET' && !/(^|&)query=/.test(query ?? '') && /text\/html/.test(req.headers.accept ?? '');
 }
 
-function send(req: IncomingMessage, res: ServerResponse, file: StaticFile): true {
+function sendFile(req: IncomingMessage, res: ServerResponse, file: StaticFile, headers: Readonly<Record<string, string>>): true {
   res.writeHead(200, {
-    ...PAGE_HEADERS,
+    ...headers,
     'Content-Type': file.type,
     'Content-Length': String(file.bytes.length),
-    'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    'Cache-Control': file.cacheControl,
   });
   res.end(req.method === 'HEAD' ? undefined : file.bytes);
   return true;
@@ -120,7 +131,7 @@ function loadBuild(dir: string): Map<string, StaticFile> {
     const type = TYPES[extname(name)];
     if (!type || !statSync(full).isFile()) continue;
     const urlPath = `/admin/${relative(dir, full).split(sep).join('/')}`;
-    files.set(urlPath, { bytes: readFileSync(full), type, immutable: urlPath.startsWith('/admin/assets/') });
+    files.set(urlPath, { bytes: readFileSync(full), type, cacheControl: urlPath.startsWith('/admin/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache' });
   }
   return files;
 }

@@ -128,7 +128,7 @@ export function buildRequestListener(deps: {
   // GET /openapi.json and the schemas it references (issue 17): static, no credential.
   const published = createPublishedDocuments();
   // The admin console at /admin and, when configured, GraphiQL at GET /graphql for browsers (issue 20): static files.
-  const adminConsole = createAdminConsole({ ide: security.graphqlIde });
+  const adminConsole = createAdminConsole({ ide: security.graphqlIde, oidc: security.adminOidc });
 
   const app = express();
   app.disable('x-powered-by');

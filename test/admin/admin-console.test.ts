@@ -5,11 +5,17 @@
  * (test-artifacts/admin/) and an axe-core run with no serious or critical violation. No request may leave loopback,
  * and the page's CSP must never be violated. Without /usr/bin/chromium the browser suite says it is skipped.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { ADMIN_BUILD_DIR, ADMIN_CSP } from '../../src/http/admin-console';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { ADMIN_BUILD_DIR, adminCsp } from '../../src/http/admin-console';
+
+const ADMIN_CSP = adminCsp();
 import { forEachDatabase } from '../helpers/databases';
 import { testConfig } from '../../src/config/config';
 import { DEFAULT_SYNC_POLICY } from '../../src/config/sync-settings';
@@ -372,4 +378,115 @@ function bundleFigures(): Record<string, number> {
     allAssetsBytes: all.reduce((n, f) => n + bytes(f).length, 0),
     allAssetsGzipBytes: all.reduce((n, f) => n + gzipSync(bytes(f)).length, 0),
   };
+}
+
+/**
+ * OIDC sign-in (authorization code + PKCE S256) against a small IdP on loopback that checks what a real one checks:
+ * client id, redirect URI, S256 challenge against the verifier at the token endpoint, one use per code. The token
+ * it issues is verified by toolcat like any bearer JWT (static key), and the console signs in as its principal.
+ */
+describe('admin console in headless Chromium: OIDC sign-in', () => {
+  const ISS = 'https://idp.test.invalid';
+  const AUD = 'toolcat-admin-api';
+  let host: TestHost;
+  let idp: FakeIdp;
+  let chrome: { browser: BrowserContext; close(): Promise<void> } | null = null;
+
+  before(async function () {
+    this.timeout(60000);
+    if (!chromiumPresent()) {
+      console.log('    SKIPPED: /usr/bin/chromium is not installed: the OIDC sign-in browser test did not run');
+      this.skip();
+    }
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    idp = await startFakeIdp(async (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'idp1', typ: 'JWT' }).sign(pair.privateKey));
+    host = await startHost({ type: 'sqlite', path: ':memory:' }, {
+      security: {
+        ...testSecurity(),
+        jwt: { config: { issuer: ISS, audience: AUD, staticKeys: [{ ...(await exportJWK(pair.publicKey)), kid: 'idp1', alg: 'ES256' }] }, roleMap: undefined, defaultRole: null },
+        adminOidc: { clientId: 'toolcat-console', authorizationEndpoint: `${idp.url}/authorize`, tokenEndpoint: `${idp.url}/token`, scope: 'openid' },
+      },
+    });
+    await aTenantWithKey(host, 'acme');
+    idp.issue = () => ({ iss: ISS, aud: AUD, sub: 'dana', tenant: 'acme', roles: ['tenant-admin'], iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 300 });
+    chrome = await launchChromium();
+  });
+  after(async () => {
+    await chrome?.close();
+    await host?.close();
+    await idp?.close();
+  });
+
+  it('signs in through the IdP with PKCE; the code leaves the address bar; the CSP lets the page reach the token endpoint only', async function () {
+    this.timeout(60000);
+    const page = chrome!.browser.pages()[0] ?? (await chrome!.browser.newPage());
+    const csp: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) csp.push(m.text());
+    });
+    const res = await fetch(`${host.url}/admin/`);
+    expect(res.headers.get('content-security-policy')).to.include(`connect-src 'self' ${idp.url};`);
+    await page.goto(`${host.url}/admin/`);
+    await page.getByRole('button', { name: 'Sign in with your identity provider' }).click();
+    await page.getByText('Signed in as').waitFor();
+    expect(await page.getByText('Signed in as').innerText()).to.include('dana').and.include('tenant-admin').and.include('acme');
+    expect(page.url()).to.equal(`${host.url}/admin/`);
+    expect(idp.exchanged).to.equal(1);
+    expect(idp.refused).to.deep.equal([]);
+    const stored = (await page.evaluate('Object.values(sessionStorage)')) as string[];
+    expect(stored).to.have.length(1);
+    expect(stored[0]!.split('.')).to.have.length(3); // the access token (a JWT), nothing else left behind
+    await page.getByRole('heading', { level: 1, name: 'Grants' }).waitFor();
+    await saveScreenshot(page, 'oidc-signed-in');
+    expect(csp).to.deep.equal([]);
+  });
+});
+
+interface FakeIdp { url: string; close(): Promise<void>; exchanged: number; refused: string[]; issue: () => Record<string, unknown> }
+
+/** authorize: 302 back with a one-time code bound to the challenge; token: checks verifier, client, redirect URI. */
+async function startFakeIdp(sign: (claims: Record<string, unknown>) => Promise<string>): Promise<FakeIdp> {
+  const codes = new Map<string, { challenge: string; redirectUri: string; clientId: string; state: string }>();
+  const idp: FakeIdp = { url: '', exchanged: 0, refused: [], close: async () => undefined, issue: () => ({}) };
+  const server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname === '/authorize') {
+      const q = u.searchParams;
+      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || q.get('client_id') !== 'toolcat-console' || !q.get('code_challenge')) {
+        idp.refused.push(`authorize: ${u.search}`);
+        res.writeHead(400).end();
+        return;
+      }
+      const code = randomBytes(16).toString('hex');
+      codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')!, clientId: q.get('client_id')!, state: q.get('state')! });
+      res.writeHead(302, { Location: `${q.get('redirect_uri')}?code=${code}&state=${encodeURIComponent(q.get('state')!)}` }).end();
+      return;
+    }
+    if (u.pathname === '/token' && req.method === 'POST') {
+      let body = '';
+      req.on('data', (c) => (body += String(c)));
+      req.on('end', () => {
+        const f = new URLSearchParams(body);
+        const grant = codes.get(f.get('code') ?? '');
+        codes.delete(f.get('code') ?? '');
+        const cors = { 'Access-Control-Allow-Origin': String(req.headers.origin ?? '*'), 'Content-Type': 'application/json' };
+        const verifier = f.get('code_verifier') ?? '';
+        const ok = grant && f.get('grant_type') === 'authorization_code' && f.get('client_id') === grant.clientId && f.get('redirect_uri') === grant.redirectUri &&
+          createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
+        if (!ok) {
+          idp.refused.push(`token: ${body}`);
+          res.writeHead(400, cors).end('{"error":"invalid_grant"}');
+          return;
+        }
+        idp.exchanged++;
+        void sign(idp.issue()).then((token) => res.writeHead(200, cors).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 300 })));
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  idp.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  idp.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return idp;
 }
