@@ -17,7 +17,7 @@ import { ADMIN_BUILD_DIR, adminCsp } from '../../src/http/admin-console';
 
 const ADMIN_CSP = adminCsp();
 import { forEachDatabase } from '../helpers/databases';
-import { testConfig } from '../../src/config/config';
+import { loadConfig, testConfig } from '../../src/config/config';
 import { DEFAULT_SYNC_POLICY } from '../../src/config/sync-settings';
 import { ARTIFACTS, type BrowserContext, type Page, chromiumPresent, launchChromium, saveScreenshot, seriousAxeViolations } from '../helpers/browser';
 import { EVERYTHING_BIN, HOSTILE_BIN, hostileControl } from '../helpers/mcp-servers';
@@ -77,6 +77,28 @@ describe('admin console and GraphiQL: serving', () => {
 });
 
 const testSecurity = () => testConfig().security;
+
+describe('admin console settings: TOOLCAT_GRAPHQL_IDE and TOOLCAT_ADMIN_OIDC_*', () => {
+  const security = (env: Record<string, string>) => loadConfig({ TOOLCAT_SQLITE_PATH: ':memory:', ...env }).security;
+  it('the IDE is graphiql by default, off in production; TOOLCAT_GRAPHQL_IDE wins; the older LANDING_PAGE switch keeps its meaning', () => {
+    expect(security({}).graphqlIde).to.equal('graphiql');
+    expect(security({ NODE_ENV: 'production' }).graphqlIde).to.equal('off');
+    for (const v of ['graphiql', 'sandbox', 'off'] as const) expect(security({ TOOLCAT_GRAPHQL_IDE: v, NODE_ENV: 'production' }).graphqlIde).to.equal(v);
+    expect(security({ TOOLCAT_GRAPHQL_LANDING_PAGE: 'true' }).graphqlIde).to.equal('sandbox');
+    expect(security({ TOOLCAT_GRAPHQL_LANDING_PAGE: 'false' }).graphqlIde).to.equal('off');
+    expect(security({ TOOLCAT_GRAPHQL_LANDING_PAGE: 'true', TOOLCAT_GRAPHQL_IDE: 'graphiql' }).graphqlIde).to.equal('graphiql');
+    expect(() => security({ TOOLCAT_GRAPHQL_IDE: 'playground' })).to.throw(/TOOLCAT_GRAPHQL_IDE must be graphiql, sandbox or off/);
+  });
+  it('OIDC sign-in needs the JWT issuer and https endpoints (http on loopback only); off without a client id', () => {
+    expect(security({}).adminOidc).to.equal(null);
+    const env = { TOOLCAT_JWT_ISSUER: 'https://idp.example', TOOLCAT_JWT_AUDIENCE: 'toolcat', TOOLCAT_JWT_JWKS_URL: 'https://idp.example/jwks', TOOLCAT_ADMIN_OIDC_CLIENT_ID: 'console', TOOLCAT_ADMIN_OIDC_AUTHORIZATION_URL: 'https://idp.example/authorize', TOOLCAT_ADMIN_OIDC_TOKEN_URL: 'https://idp.example/token' };
+    expect(security(env).adminOidc).to.deep.equal({ clientId: 'console', authorizationEndpoint: 'https://idp.example/authorize', tokenEndpoint: 'https://idp.example/token', scope: 'openid' });
+    expect(adminCsp(security(env).adminOidc)).to.include("connect-src 'self' https://idp.example;");
+    expect(() => security({ ...env, TOOLCAT_JWT_ISSUER: '' })).to.throw(/TOOLCAT_ADMIN_OIDC_CLIENT_ID needs TOOLCAT_JWT_ISSUER/);
+    expect(() => security({ ...env, TOOLCAT_ADMIN_OIDC_TOKEN_URL: 'http://idp.example/token' })).to.throw(/TOOLCAT_ADMIN_OIDC_TOKEN_URL must be an https URL/);
+    expect(security({ ...env, TOOLCAT_ADMIN_OIDC_TOKEN_URL: 'http://127.0.0.1:9/token' }).adminOidc?.tokenEndpoint).to.equal('http://127.0.0.1:9/token');
+  });
+});
 
 forEachDatabase('admin console in headless Chromium', (database) => {
   if (database.name !== 'sqlite') return; // the console is the same over either database; the API suites cover PostgreSQL
