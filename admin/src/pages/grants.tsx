@@ -1,6 +1,4 @@
-import { type FormEvent, type ReactNode, useState } from 'react';
-import { tierRank } from '../../../src/catalog/descriptor';
-import { patternContains } from '../../../src/catalog/grant-scope';
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { request } from '../api';
 import type { Me } from '../app';
 import { type ResultOf, graphql } from '../graphql';
@@ -15,15 +13,12 @@ const GrantsQuery = graphql(`
   }
 `);
 const PreviewQuery = graphql(`
-  query Preview($principalId: ID!) {
-    previewTools(principalId: $principalId) {
+  query Preview($principalId: ID!, $draftGrants: [DraftGrantInput!]) {
+    previewTools(principalId: $principalId, draftGrants: $draftGrants) {
       appliedView
       tools { ... on ToolDescriptor { toolId safetyTier source } }
     }
   }
-`);
-const CatalogQuery = graphql(`
-  query GrantCatalog { adminTools { toolId tenantId descriptor { safetyTier source } } }
 `);
 const CreateGrant = graphql(`
   mutation CreateGrant($input: CreateGrantInput!) { createGrant(input: $input) { id } }
@@ -32,19 +27,42 @@ const DeleteGrant = graphql(`
   mutation DeleteGrant($id: ID!) { deleteGrant(id: $id) }
 `);
 
-type Catalog = ResultOf<typeof CatalogQuery>['adminTools'];
+type Preview = ResultOf<typeof PreviewQuery>['previewTools'];
 interface Draft { toolPattern: string; source: string; maxSafetyTier: string; principalId: string }
 const EMPTY: Draft = { toolPattern: '', source: '', maxSafetyTier: '', principalId: '' };
 
-/** Which catalog tools a draft grant names (its own conditions; the ceiling and narrowing come after, on the server). */
-function named(draft: Draft, catalog: Catalog, tenantId: string): string[] {
-  if (!draft.toolPattern) return [];
-  return catalog
-    .filter((t) => t.tenantId === null || t.tenantId === tenantId)
-    .filter((t) => patternContains(draft.toolPattern, t.toolId))
-    .filter((t) => !draft.source || t.descriptor.source === draft.source)
-    .filter((t) => !draft.maxSafetyTier || tierRank(t.descriptor.safetyTier as never) <= tierRank(draft.maxSafetyTier as never))
-    .map((t) => t.toolId);
+/** The draft preview is asked this long after the last keystroke. */
+const DRAFT_DEBOUNCE_MS = 250;
+
+const idsOf = (p: Preview | null | undefined): string[] => p?.tools.map((t) => ('toolId' in t ? t.toolId : '?')) ?? [];
+
+/**
+ * What the principal would see with the draft saved: previewTools(draftGrants:) runs the catalog's own visibility
+ * query with the draft added, checked as createGrant checks it, and saves nothing. Debounced while typing.
+ */
+function useDraftPreview(principal: string, draft: Draft, round: number): { data: Preview | null; error: Error | undefined; pending: boolean } {
+  const [state, setState] = useState<{ data: Preview | null; error?: Error; pending: boolean }>({ data: null, pending: false });
+  const key = JSON.stringify([principal, draft, round]);
+  useEffect(() => {
+    if (!principal || !draft.toolPattern) {
+      setState({ data: null, pending: false });
+      return;
+    }
+    let current = true;
+    setState((s) => ({ ...s, pending: true }));
+    const t = setTimeout(() => {
+      const draftGrants = [{ toolPattern: draft.toolPattern, source: draft.source || null, maxSafetyTier: draft.maxSafetyTier || null, principalId: draft.principalId || null }];
+      request(PreviewQuery, { principalId: principal, draftGrants }).then(
+        (r) => current && setState({ data: r.previewTools, pending: false }),
+        (error: unknown) => current && setState({ data: null, error: error instanceof Error ? error : new Error(String(error)), pending: false }),
+      );
+    }, DRAFT_DEBOUNCE_MS);
+    return () => {
+      current = false;
+      clearTimeout(t);
+    };
+  }, [key]);
+  return { data: state.data, error: state.error, pending: state.pending };
 }
 
 export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }): ReactNode {
@@ -53,9 +71,9 @@ export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }
   const [previewFor, setPreviewFor] = useState('');
   const principal = previewFor || data?.principals.find((p) => !p.revokedAt)?.id || '';
   const [round, setRound] = useState(0);
-  const preview = useLoad(() => (principal ? request(PreviewQuery, { principalId: principal }) : Promise.resolve(null)), `preview:${principal}:${round}`);
-  const catalog = useLoad(() => (me.role === 'host-admin' ? request(CatalogQuery, {}).then((r) => r.adminTools) : Promise.resolve(null)), 'catalog');
+  const preview = useLoad(() => (principal ? request(PreviewQuery, { principalId: principal, draftGrants: null }) : Promise.resolve(null)), `preview:${principal}:${round}`);
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  const withDraft = useDraftPreview(principal, draft, round);
   const save = useAction();
   const remove = useAction();
   const refresh = (): void => {
@@ -78,8 +96,9 @@ export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }
       refresh();
     });
   };
-  const previewTools = preview.data?.previewTools.tools.map((t) => ('toolId' in t ? t.toolId : '?')) ?? [];
-  const draftNames = catalog.data ? named(draft, catalog.data, tenant) : null;
+  const previewTools = idsOf(preview.data?.previewTools);
+  const draftTools = withDraft.data ? idsOf(withDraft.data) : null;
+  const now = new Set(previewTools);
 
   return (
     <>
@@ -133,12 +152,7 @@ export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }
                   {data.principals.map((p) => <option key={p.id} value={p.id}>narrow {p.name}</option>)}
                 </select>
               </label>
-              {draftNames ? (
-                <div aria-live="polite" className="draft">
-                  <h4>This draft names {draftNames.length} tool{draftNames.length === 1 ? '' : 's'}</h4>
-                  <ul className="plain">{draftNames.map((n) => <li key={n}><code>{n}</code></li>)}</ul>
-                </div>
-              ) : null}
+              <ErrorNote error={withDraft.error} />
               <button type="submit" disabled={save.busy || !draft.toolPattern}>Save grant</button>
               <ErrorNote error={save.error} />
             </form>
@@ -155,9 +169,22 @@ export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }
             <p className="muted">Exactly its own GET /tools, read live through previewTools.</p>
             <ErrorNote error={preview.error} />
             <div aria-live="polite" data-preview>
+              <h3>Now</h3>
               <p>{preview.loading ? 'Reading…' : `${previewTools.length} tool${previewTools.length === 1 ? '' : 's'} visible`}</p>
               <ul className="plain">{previewTools.map((t) => <li key={t}><code>{t}</code></li>)}</ul>
             </div>
+            {draft.toolPattern ? (
+              <div aria-live="polite" data-draft-preview>
+                <h3>With the draft grant, before saving</h3>
+                <p>{withDraft.pending || !draftTools ? 'Reading…' : `${draftTools.length} tool${draftTools.length === 1 ? '' : 's'} would be visible`}</p>
+                {draftTools ? (
+                  <ul className="plain">
+                    {draftTools.map((t) => <li key={t} data-tool={t}><code>{t}</code>{now.has(t) ? '' : <strong> (added)</strong>}</li>)}
+                    {previewTools.filter((t) => !draftTools.includes(t)).map((t) => <li key={t} data-removed={t}><del><code>{t}</code></del><strong> (no longer visible)</strong></li>)}
+                  </ul>
+                ) : null}
+              </div>
+            ) : null}
           </section>
         </div>
       ) : null}
