@@ -30,3 +30,6 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = Object.freeze({
 
 /** Who may introspect the schema (TOOLCAT_GRAPHQL_INTROSPECTION): nobody, tenant and host admins, or every caller. */
 export type IntrospectionMode = 'off' | 'admins' | 'all';
+
+/** What a browser gets at /graphql (TOOLCAT_GRAPHQL_IDE, issue 20): bundled GraphiQL, Apollo Sandbox (CDN), or nothing. */
+export type GraphQLIde = 'graphiql' | 'sandbox' | 'off';

@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { JwtConfig } from './jwt-settings';
 import { type Role, isRole } from '../catalog/principal';
-import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLIde, type GraphQLLimits, type IntrospectionMode } from './graphql-settings';
+
+/** The admin console's OIDC client (a public client: no secret; PKCE S256). */
+export interface AdminOidcSettings {
+  readonly clientId: string;
+  /** The IdP's authorization endpoint (the browser is sent there). */
+  readonly authorizationEndpoint: string;
+  /** The IdP's token endpoint (the console POSTs the code there; its origin joins the page's connect-src). */
+  readonly tokenEndpoint: string;
+  readonly scope: string;
+}
 
 /** Identity and hardening settings (issue 5), read from the environment by loadConfig. */
 export interface SecurityConfig {
@@ -14,8 +24,16 @@ export interface SecurityConfig {
    * suggestions either way (src/graphql/limits/schema-visibility.plugin.ts).
    */
   readonly introspection: IntrospectionMode;
-  /** The Apollo Sandbox landing page: on in development, off in production unless set. */
-  readonly landingPage: boolean;
+  /**
+   * What a browser opening /graphql gets (issue 20): `graphiql` (bundled, served locally, works offline), `sandbox`
+   * (Apollo Sandbox, loaded from Apollo's CDN) or `off`. Default graphiql in development, off in production.
+   */
+  readonly graphqlIde: GraphQLIde;
+  /**
+   * OIDC sign-in for the admin console (issue 20): authorization code + PKCE, in the browser, against these
+   * endpoints; the token it gets is verified like any bearer JWT (`jwt` above). null: API keys only.
+   */
+  readonly adminOidc: AdminOidcSettings | null;
   /** Per-principal token bucket on the REST routes. */
   readonly rateLimit: { readonly capacity: number; readonly refillPerSecond: number; readonly maxKeys: number };
   /** When set, GET /metrics requires `Authorization: Bearer <this>`; null: /metrics is open (internal network only). */
@@ -23,10 +41,12 @@ export interface SecurityConfig {
 }
 
 export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
-  NODE_ENV: 'production turns introspection and the landing page off by default',
+  NODE_ENV: 'production turns introspection and the /graphql IDE off by default',
   TOOLCAT_GRAPHQL_INTROSPECTION:
     'off|admins|all: who may introspect the GraphQL schema (default: admins, i.e. tenant and host admins; off with NODE_ENV=production); true = all, false = off',
-  TOOLCAT_GRAPHQL_LANDING_PAGE: 'true|false: Apollo Sandbox at /graphql (default: true unless NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_IDE:
+    'graphiql|sandbox|off: the IDE a browser gets at /graphql; graphiql is bundled and works offline, sandbox loads Apollo Sandbox from its CDN (default: graphiql; off with NODE_ENV=production)',
+  TOOLCAT_GRAPHQL_LANDING_PAGE: 'older switch, used when TOOLCAT_GRAPHQL_IDE is unset: true = sandbox, false = off',
   TOOLCAT_GRAPHQL_MAX_DEPTH: `default ${DEFAULT_GRAPHQL_LIMITS.maxDepth}`,
   TOOLCAT_GRAPHQL_MAX_ALIASES: `default ${DEFAULT_GRAPHQL_LIMITS.maxAliases}`,
   TOOLCAT_GRAPHQL_MAX_COMPLEXITY: `default ${DEFAULT_GRAPHQL_LIMITS.maxComplexity}`,
@@ -47,6 +67,10 @@ export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_JWT_ROLE_MAP: 'token role=catalog role pairs, comma-separated (default agent=agent,tenant-admin=tenant-admin)',
   TOOLCAT_JWT_DEFAULT_ROLE: 'role for a token with no mapped role (default: refuse the token)',
   TOOLCAT_JWT_CLOCK_TOLERANCE_SEC: 'allowed clock skew for exp/nbf (default 30)',
+  TOOLCAT_ADMIN_OIDC_CLIENT_ID: 'enables OIDC sign-in (authorization code + PKCE) in the admin console: its public client id (needs TOOLCAT_JWT_ISSUER)',
+  TOOLCAT_ADMIN_OIDC_AUTHORIZATION_URL: 'the IdP authorization endpoint (https; http only on loopback)',
+  TOOLCAT_ADMIN_OIDC_TOKEN_URL: 'the IdP token endpoint (https; http only on loopback); it must allow CORS from toolcat\'s origin',
+  TOOLCAT_ADMIN_OIDC_SCOPE: 'default openid',
 };
 
 type Env = Record<string, string | undefined>;
@@ -67,14 +91,51 @@ export function loadSecurityConfig(env: Env, int: Num, bool: Bool, problems: str
       maxRequestBytes: int('TOOLCAT_GRAPHQL_MAX_REQUEST_BYTES', L.maxRequestBytes, 1024, 64 * 1024 ** 2),
     },
     introspection: introspectionMode(env.TOOLCAT_GRAPHQL_INTROSPECTION, production, problems),
-    landingPage: bool('TOOLCAT_GRAPHQL_LANDING_PAGE', !production),
+    graphqlIde: graphqlIde(env, production, bool, problems),
     rateLimit: {
       capacity: int('TOOLCAT_RATE_LIMIT_BURST', 200, 1, 1_000_000),
       refillPerSecond: int('TOOLCAT_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
       maxKeys: 100_000,
     },
     metricsToken: metricsToken(env.TOOLCAT_METRICS_TOKEN, problems),
+    adminOidc: adminOidc(env, problems),
   };
+}
+
+function adminOidc(env: Env, problems: string[]): AdminOidcSettings | null {
+  const clientId = env.TOOLCAT_ADMIN_OIDC_CLIENT_ID;
+  if (!clientId) return null;
+  if (!env.TOOLCAT_JWT_ISSUER) problems.push('TOOLCAT_ADMIN_OIDC_CLIENT_ID needs TOOLCAT_JWT_ISSUER (and its keys): the console\'s tokens are verified as bearer JWTs');
+  const endpoint = (name: string): string => {
+    const v = env[name] ?? '';
+    let u: URL | null = null;
+    try {
+      u = new URL(v);
+    } catch {
+      /* reported below */
+    }
+    const loopback = u !== null && (u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]');
+    if (!u || !(u.protocol === 'https:' || (u.protocol === 'http:' && loopback))) problems.push(`${name} must be an https URL (http only on loopback); got ${JSON.stringify(v)}`);
+    return v;
+  };
+  return {
+    clientId,
+    authorizationEndpoint: endpoint('TOOLCAT_ADMIN_OIDC_AUTHORIZATION_URL'),
+    tokenEndpoint: endpoint('TOOLCAT_ADMIN_OIDC_TOKEN_URL'),
+    scope: env.TOOLCAT_ADMIN_OIDC_SCOPE || 'openid',
+  };
+}
+
+/**
+ * TOOLCAT_GRAPHQL_IDE wins; else the older TOOLCAT_GRAPHQL_LANDING_PAGE keeps its meaning (true: Apollo Sandbox);
+ * else GraphiQL, the one that works without internet, outside production.
+ */
+function graphqlIde(env: Env, production: boolean, bool: Bool, problems: string[]): GraphQLIde {
+  const v = env.TOOLCAT_GRAPHQL_IDE?.trim().toLowerCase();
+  if (v === 'graphiql' || v === 'sandbox' || v === 'off') return v;
+  if (v) problems.push(`TOOLCAT_GRAPHQL_IDE must be graphiql, sandbox or off; got ${JSON.stringify(env.TOOLCAT_GRAPHQL_IDE)}`);
+  if (env.TOOLCAT_GRAPHQL_LANDING_PAGE !== undefined && env.TOOLCAT_GRAPHQL_LANDING_PAGE !== '') return bool('TOOLCAT_GRAPHQL_LANDING_PAGE', false) ? 'sandbox' : 'off';
+  return production ? 'off' : 'graphiql';
 }
 
 /** off | admins | all; true and false keep their earlier meaning (true: everyone, false: nobody). */

@@ -105,6 +105,15 @@ export class CreateGrantInput {
   @Field(() => String, { nullable: true }) maxSafetyTier?: string | null;
 }
 
+@InputType({ description: 'A grant not saved: previewTools(draftGrants:) shows what the principal would see with it added (issue 20).' })
+export class DraftGrantInput {
+  @Field(() => ID, { nullable: true, description: 'Narrow this principal of the previewed tenant; null: the whole tenant.' }) principalId?: string | null;
+  @Field(() => String, { nullable: true }) group?: string | null;
+  @Field(() => String) toolPattern!: string;
+  @Field(() => String, { nullable: true }) source?: string | null;
+  @Field(() => String, { nullable: true }) maxSafetyTier?: string | null;
+}
+
 @InputType()
 export class ClassifyToolInput {
   @Field(() => String) toolId!: string;

@@ -48,7 +48,8 @@ export function buildApollo(schema: GraphQLSchema, sec: SecurityConfig, log: Log
       unavailableStatusPlugin,
       // No "Did you mean" suggestions for callers who may not see the admin schema; introspection per caller.
       schemaVisibilityPlugin(sec.introspection),
-      sec.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
+      // GraphiQL (issue 20) is served by src/http/admin-console.ts, before Apollo; Sandbox is Apollo's own landing page.
+      sec.graphqlIde === 'sandbox' ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
     ],
   });
 }

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Classification } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
 import { requireRole } from '../catalog/admin-scope';
-import { AdminToolType, ClassifyToolInput, CompactNoteType, type ExtensionImplementationInput, HostExtensionInputType, IngestNoteType } from './admin.types';
+import { AdminToolType, ClassifyToolInput, CompactNoteType, DraftGrantInput, type ExtensionImplementationInput, HostExtensionInputType, IngestNoteType } from './admin.types';
 import type { ExtensionImplementationSpec, SecretSpec } from '../catalog/host-extension';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
@@ -30,17 +30,21 @@ export class ToolAdminResolver {
   @Query(() => ToolListType, {
     description:
       'Exactly what a principal sees: the same read its own GET /tools makes. Give principalId (a stored principal) or claims (a JWT payload, ' +
-      'mapped as a verified token would be: tenant, roles, groups). tenant-admins may preview their own tenant only.',
+      'mapped as a verified token would be: tenant, roles, groups). tenant-admins may preview their own tenant only. ' +
+      'With draftGrants: what it would see were those grants added to its tenant (checked as createGrant checks them); nothing is saved.',
   })
   async previewTools(
     @Ctx() ctx: GraphQLContext,
     @Arg('principalId', () => ID, { nullable: true }) principalId?: string | null,
     @Arg('claims', () => GraphQLJSONObject, { nullable: true }) claims?: Record<string, unknown> | null,
     @Arg('view', () => String, { nullable: true }) view?: string | null,
+    @Arg('draftGrants', () => [DraftGrantInput], { nullable: true }) draftGrants?: DraftGrantInput[] | null,
   ): Promise<ToolListType> {
     const actor = requireRole(ctx.principal, 'host-admin', 'tenant-admin');
     const subject = await this.s.tenancy.previewSubject(actor, { principalId: principalId ?? null, claims: claims ?? null }, this.s.identity.principalFromClaims);
-    const { appliedView, descriptors } = await this.s.catalog.list(subject, view);
+    const { appliedView, descriptors } = draftGrants
+      ? this.s.catalog.project(await this.s.grants.previewWithDrafts(actor, subject, draftGrants), view)
+      : await this.s.catalog.list(subject, view);
     return Object.assign(new ToolListType(), { appliedView, tools: descriptors.map((d) => toToolView(d, appliedView)) });
   }
 

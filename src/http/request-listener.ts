@@ -27,6 +27,7 @@ import type { Principal } from '../catalog/principal';
 import type { Logger } from '../shared/logger';
 import { splitTarget } from '../shared/request-target';
 import { createPublishedDocuments } from './published-documents';
+import { createAdminConsole } from './admin-console';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -126,6 +127,8 @@ export function buildRequestListener(deps: {
 
   // GET /openapi.json and the schemas it references (issue 17): static, no credential.
   const published = createPublishedDocuments();
+  // The admin console at /admin and, when configured, GraphiQL at GET /graphql for browsers (issue 20): static files.
+  const adminConsole = createAdminConsole({ ide: security.graphqlIde, oidc: security.adminOidc });
 
   const app = express();
   app.disable('x-powered-by');
@@ -179,7 +182,7 @@ export function buildRequestListener(deps: {
     accessLog(req, res, id, log);
     metrics.observe(req, res);
     runInRequest(id, () => {
-      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res) && !published(req, res)) app(req, res);
+      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res) && !published(req, res) && !adminConsole(req, res)) app(req, res);
     });
   };
   return Object.assign(listener, {

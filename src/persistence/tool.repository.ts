@@ -1,4 +1,4 @@
-import { type DataSource, In, IsNull, type SelectQueryBuilder } from 'typeorm';
+import { type DataSource, type EntityManager, In, IsNull, type SelectQueryBuilder } from 'typeorm';
 import { literalPrefix, prefixRanges } from '../catalog/tool-id';
 import type { Principal } from '../catalog/principal';
 import type { ToolRecord } from '../catalog/tool-record';
@@ -6,6 +6,7 @@ import { GrantEntity } from './grant.entity';
 import { grantMatches } from './grant-match';
 import { ToolEntity } from './tool.entity';
 import { toRecord } from './tool-record.mapper';
+import { compareCodeUnits } from '../catalog/stable-compare';
 
 /** A visible tool as the cache needs it: its id and the stamp of its stored row. */
 export interface VisibleStamp {
@@ -25,7 +26,18 @@ export interface VisibleStamp {
  * issue 11 defect 7). Matching is grantMatches (grant-match.ts) for all three kinds of rows.
  */
 export class ToolRepository {
-  constructor(private readonly ds: DataSource) {}
+  /** A DataSource, or the EntityManager of an open transaction (the grants preview reads uncommitted draft grants). */
+  constructor(private readonly ds: DataSource | EntityManager) {}
+
+  /**
+   * The caller's visible records, sorted by toolId (TC-CAT-7), read by the same query as findVisibleStamps but
+   * without the cache: for a read inside a transaction (GrantService.previewWithDrafts), never for serving.
+   */
+  async findVisibleRecords(p: Principal): Promise<ToolRecord[]> {
+    const q = await this.visibleListQuery(p);
+    if (!q) return [];
+    return (await q.getMany()).map(toRecord).sort((a, b) => compareCodeUnits(a.toolId, b.toolId));
+  }
 
   /**
    * The caller's visible set as (toolId, rowHash) pairs, without the payload: the one read path of the catalog
@@ -66,7 +78,8 @@ export class ToolRepository {
     const ranges = prefixRanges(grants.map((g) => literalPrefix(g.toolPattern)));
     if (!ranges) return q;
     // Byte order: SQLite's primary key (BINARY); on PostgreSQL the "C" collation index (migration 1764500000000).
-    const col = this.ds.options.type === 'postgres' ? 't.tool_id COLLATE "C"' : 't.tool_id';
+    const type = ('connection' in this.ds ? this.ds.connection : this.ds).options.type;
+    const col = type === 'postgres' ? 't.tool_id COLLATE "C"' : 't.tool_id';
     const params: Record<string, string> = {};
     const terms = ranges.map(([lo, hi], i) => {
       params[`lo${i}`] = lo;

@@ -3,7 +3,8 @@ import type { CatalogCache } from '../cache/catalog-cache';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { CompactToolDescriptor, ToolDescriptor } from '../catalog/descriptor';
 import type { Principal } from '../catalog/principal';
-import { type View, resolveProfile, resolveView, servedView } from '../catalog/projection';
+import { type View, resolveProfile, resolveView, serializeView, servedView } from '../catalog/projection';
+import type { ToolRecord } from '../catalog/tool-record';
 import type { ProfileName } from '../catalog/compact';
 import { isValidToolId } from '../catalog/tool-id';
 
@@ -52,6 +53,17 @@ export class CatalogReadService {
     const doc = await this.listDocument(p, view, profile);
     const parsed = JSON.parse(doc.body.toString()) as AnyDescriptor[] | { tools: AnyDescriptor[] };
     return { appliedView: doc.appliedView, appliedProfile: doc.appliedProfile, descriptors: Array.isArray(parsed) ? parsed : parsed.tools };
+  }
+
+  /**
+   * Records already known to be visible (sorted by toolId), as descriptors in the requested view: the same bytes the
+   * cache serves for them (serializeView), parsed. For reads that cannot go through the cache (the grants preview).
+   */
+  project(records: readonly ToolRecord[], view: unknown, profile?: unknown): { appliedView: View; appliedProfile: ProfileName | null; descriptors: AnyDescriptor[] } {
+    const appliedView = resolveView(view, this.opts.compactView);
+    const appliedProfile = resolveProfile(appliedView, profile);
+    const served = servedView(appliedView, appliedProfile);
+    return { appliedView, appliedProfile, descriptors: records.map((r) => JSON.parse(serializeView(r, served)) as AnyDescriptor) };
   }
 
   /** One descriptor (the parsed bytes of toolDocument), or null when unknown or not visible (TC-CAT-4). */

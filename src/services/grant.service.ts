@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { isSafetyTier, isToolSource } from '../catalog/descriptor';
 import { type Principal, normalizeGroupName } from '../catalog/principal';
@@ -15,6 +15,8 @@ import { notFound, requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { type GrantShape, describeCeiling, describeGrant, grantWithinCeiling } from '../catalog/grant-scope';
 import { assertWithinCeiling, readCeiling } from './ceiling.service';
 import { writeTransaction } from '../persistence/write-transaction';
+import { ToolRepository } from '../persistence/tool.repository';
+import type { ToolRecord } from '../catalog/tool-record';
 
 export interface GrantInput {
   readonly tenantId: string;
@@ -45,39 +47,37 @@ export class GrantService {
   }
 
   async createGrantUnchecked(input: GrantInput): Promise<GrantEntity> {
-    const problems: string[] = [];
-    if (!isValidToolPattern(input.toolPattern)) problems.push('toolPattern must be 1-200 characters of A-Z a-z 0-9 . _ ~ - and * (any run of characters)');
-    if (input.source != null && !isToolSource(input.source)) problems.push('source must be mcp or host-extension');
-    if (input.maxSafetyTier != null && !isSafetyTier(input.maxSafetyTier)) problems.push('maxSafetyTier must be pure, read, write or exec');
-    const group = typeof input.group === 'string' ? normalizeGroupName(input.group) : input.group;
-    if (group != null && (typeof group !== 'string' || !GROUP_NAME.test(group))) problems.push('group must be 1-128 printable characters');
-    if (input.group != null && input.principalId != null) problems.push('a grant narrows either one principal or one group, not both');
-    if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
-    const shape: GrantShape = { toolPattern: input.toolPattern, source: (input.source ?? null) as GrantShape['source'], maxSafetyTier: (input.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] };
     // A tenant or principal deleted after the checks fails a foreign key: NOT_FOUND as well (issue 12 defect 5).
     return writeTransaction(this.ds, { refersTo: input.principalId ? 'tenant or principal' : 'tenant' }, async (m) => {
-      if (!(await m.getRepository(TenantEntity).findOne({ where: { id: input.tenantId } }))) throw notFound('tenant');
-      if (input.principalId && !(await m.getRepository(PrincipalEntity).findOne({ where: { id: input.principalId, tenantId: input.tenantId } }))) {
-        throw notFound('principal');
-      }
-      await assertWithinCeiling(m, input.tenantId, shape, (c) => `The grant (${describeGrant(shape)}) exceeds the tenant's ceiling, which allows ${describeCeiling(c)}. A host admin can change the ceiling (setTenantCeiling).`);
-      const repo = m.getRepository(GrantEntity);
-      const g = repo.create({
-        id: randomUUID(),
-        tenantId: input.tenantId,
-        principalId: input.principalId ?? null,
-        groupName: group ?? null,
-        toolPattern: input.toolPattern,
-        ...grantMatchColumns(shape),
-        source: input.source ?? null,
-        maxSafetyTier: input.maxSafetyTier ?? null,
-        createdAt: nowIso(),
-      });
-      const saved = await repo.save(g);
+      const saved = await insertGrant(m, input);
       await writeAudit(m, { targetType: 'grant', targetId: saved.id, tenantId: saved.tenantId, after: { ...saved } }, 'createGrant');
       await bumpCatalogVersion(m);
       return saved;
     });
+  }
+
+  /**
+   * What `subject` would see with `drafts` added to its tenant's grants (issue 20: the console previews a grant
+   * before it is saved). The drafts are checked and inserted exactly as createGrant does (validation, principal of
+   * the tenant, the tenant's ceiling: the same errors), the visible set is read by the catalog's own visibility
+   * query inside that transaction, and the transaction is rolled back: nothing is saved, audited or announced (the
+   * catalog generation moves on commits only). Authorized like createGrant for each draft.
+   */
+  async previewWithDrafts(actor: Principal | null, subject: Principal, drafts: readonly Omit<GrantInput, 'tenantId'>[]): Promise<ToolRecord[]> {
+    const p = requireRole(actor, 'host-admin', 'tenant-admin');
+    const scope = tenantScopeOf(p);
+    if (scope && scope !== subject.tenantId) throw notFound('tenant');
+    let seen: ToolRecord[] = [];
+    try {
+      await writeTransaction(this.ds, { refersTo: 'tenant or principal' }, async (m) => {
+        for (const d of drafts) await insertGrant(m, { ...d, tenantId: subject.tenantId });
+        seen = await new ToolRepository(m).findVisibleRecords(subject);
+        throw ROLLBACK;
+      });
+    } catch (err) {
+      if (err !== ROLLBACK) throw err;
+    }
+    return seen;
   }
 
   /** The tenant's grants, each saying whether the tenant's current ceiling still contains it (issue 11 defect 6). */
@@ -106,4 +106,38 @@ export class GrantService {
       return true;
     });
   }
+}
+
+/** Thrown to roll the preview's transaction back; never escapes previewWithDrafts. */
+const ROLLBACK = Symbol('rollback the grants preview');
+
+/** One grant, checked and inserted in `m` (createGrant and the preview share it, so they refuse the same drafts). */
+async function insertGrant(m: EntityManager, input: GrantInput): Promise<GrantEntity> {
+  const problems: string[] = [];
+  if (!isValidToolPattern(input.toolPattern)) problems.push('toolPattern must be 1-200 characters of A-Z a-z 0-9 . _ ~ - and * (any run of characters)');
+  if (input.source != null && !isToolSource(input.source)) problems.push('source must be mcp or host-extension');
+  if (input.maxSafetyTier != null && !isSafetyTier(input.maxSafetyTier)) problems.push('maxSafetyTier must be pure, read, write or exec');
+  const group = typeof input.group === 'string' ? normalizeGroupName(input.group) : input.group;
+  if (group != null && (typeof group !== 'string' || !GROUP_NAME.test(group))) problems.push('group must be 1-128 printable characters');
+  if (input.group != null && input.principalId != null) problems.push('a grant narrows either one principal or one group, not both');
+  if (problems.length) throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.join('; '));
+  const shape: GrantShape = { toolPattern: input.toolPattern, source: (input.source ?? null) as GrantShape['source'], maxSafetyTier: (input.maxSafetyTier ?? null) as GrantShape['maxSafetyTier'] };
+  if (!(await m.getRepository(TenantEntity).findOne({ where: { id: input.tenantId } }))) throw notFound('tenant');
+  if (input.principalId && !(await m.getRepository(PrincipalEntity).findOne({ where: { id: input.principalId, tenantId: input.tenantId } }))) {
+    throw notFound('principal');
+  }
+  await assertWithinCeiling(m, input.tenantId, shape, (c) => `The grant (${describeGrant(shape)}) exceeds the tenant's ceiling, which allows ${describeCeiling(c)}. A host admin can change the ceiling (setTenantCeiling).`);
+  const repo = m.getRepository(GrantEntity);
+  const g = repo.create({
+    id: randomUUID(),
+    tenantId: input.tenantId,
+    principalId: input.principalId ?? null,
+    groupName: group ?? null,
+    toolPattern: input.toolPattern,
+    ...grantMatchColumns(shape),
+    source: input.source ?? null,
+    maxSafetyTier: input.maxSafetyTier ?? null,
+    createdAt: nowIso(),
+  });
+  return repo.save(g);
 }

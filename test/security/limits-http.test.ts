@@ -34,7 +34,7 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     const b = await database.create();
     drops.push(b.drop);
     hardened = await startHost(b.db, {
-      security: { ...testConfig().security, introspection: 'off', landingPage: false, rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
+      security: { ...testConfig().security, introspection: 'off', graphqlIde: 'off', rateLimit: { capacity: 5, refillPerSecond: 1, maxKeys: 1000 } },
     });
     for (const h of [open, hardened]) await anExtension(h, { name: 'calc', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none' });
   });
@@ -124,14 +124,16 @@ forEachDatabase('security: hardening limits over HTTP', (database) => {
     expect(await ok.json()).to.deep.equal({ data: { me: { name: 'test-admin' } } });
   });
 
-  it('introspection (for admins, as here) and the Sandbox landing page are on by default', async () => {
+  it('introspection (for admins, as here) and the bundled GraphiQL page (issue 20: no CDN) are on by default', async () => {
     const r = await query(open, '{ __schema { queryType { name } } }');
     expect(r.status).to.equal(200);
     expect(r.body).to.deep.equal({ data: { __schema: { queryType: { name: 'Query' } } } });
     const page = await fetch(`${open.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
-    expect(await page.text()).to.match(/embeddable-sandbox/);
+    const html = await page.text();
+    expect(html).to.match(/\/admin\/assets\/graphiql-/);
+    expect(html).not.to.match(/embeddable-sandbox|https?:\/\//);
   });
 
   it('introspection off: __schema and __type queries are refused with 400; ordinary queries still work', async () => {
