@@ -19,6 +19,8 @@ export interface EmbeddingServer {
   readonly baseUrl: string;
   /** Requests served and inputs embedded so far. */
   readonly counts: { requests: number; inputs: number };
+  /** The Authorization header of the last request (null: none): proves the key is sent, and only here. */
+  readonly lastAuthorization: string | null;
   options: EmbeddingServerOptions;
   close(): Promise<void>;
 }
@@ -52,9 +54,10 @@ export function hashingVector(text: string, dimensions = 256): number[] {
 
 export async function startEmbeddingServer(options: EmbeddingServerOptions = {}): Promise<EmbeddingServer> {
   const counts = { requests: 0, inputs: 0 };
-  const state: { options: EmbeddingServerOptions } = { options };
+  const state: { options: EmbeddingServerOptions; authorization: string | null } = { options, authorization: null };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
+    state.authorization = req.headers.authorization ?? null;
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const o = state.options;
@@ -89,6 +92,9 @@ export async function startEmbeddingServer(options: EmbeddingServerOptions = {})
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     counts,
+    get lastAuthorization() {
+      return state.authorization;
+    },
     get options() {
       return state.options;
     },
