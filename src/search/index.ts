@@ -70,8 +70,6 @@ interface View {
   readonly bytes: number;
 }
 
-/** Marks a tool matched by a term after pruning began (counted in `matched`, never ranked: it cannot reach the top k). */
-const MATCHED_ONLY = -1;
 /** kthBest costs one pass over the scored tools; a few tries per query bound that cost. */
 const MAX_PRUNE_ATTEMPTS = 4;
 
@@ -82,7 +80,7 @@ const MAX_PRUNE_ATTEMPTS = 4;
  */
 function scoreTerm(
   data: Int32Array, n: number, bits: Uint32Array, normW: Float32Array, acc: Float64Array, list: Touched, weight: number, k1: number,
-  pruned: boolean, state: { maxAcc: number; scored: number },
+  state: { maxAcc: number; scored: number },
 ): void {
   let maxAcc = state.maxAcc;
   let scored = 0;
@@ -90,13 +88,6 @@ function scoreTerm(
     const slot = data[2 * i];
     if ((bits[slot >>> 5] & (1 << (slot & 31))) === 0) continue;
     const prior = acc[slot];
-    if (pruned && prior <= 0) {
-      if (prior === 0) {
-        acc[slot] = MATCHED_ONLY;
-        list.push(slot);
-      }
-      continue;
-    }
     let packed = data[2 * i + 1];
     let tf = 0;
     for (let f = 0, base = slot * FIELDS_N; packed !== 0; f++, packed >>>= 4) {
@@ -114,6 +105,52 @@ function scoreTerm(
   }
   state.maxAcc = maxAcc;
   state.scored += scored;
+}
+
+/**
+ * One term's postings once pruning began: a tool no earlier term scored (not in `cand`) can no longer reach the top
+ * k, so it is only counted as matched (first time: `seen`); the candidates get the term's contribution exactly as
+ * scoreTerm would give it. Both bitsets are 2 bits a slot (L1-resident at 100,000 tools): the accumulator, 64 bits a
+ * slot, is read for candidates only. Long task texts at scale spend most postings here (common terms score last).
+ */
+function scorePrunedTerm(
+  data: Int32Array, n: number, bits: Uint32Array, normW: Float32Array, acc: Float64Array, list: Touched, weight: number, k1: number,
+  seen: Uint32Array, cand: Uint32Array, state: { maxAcc: number },
+): void {
+  let maxAcc = state.maxAcc;
+  for (let i = 0; i < n; i++) {
+    const slot = data[2 * i];
+    const w = slot >>> 5;
+    const m = 1 << (slot & 31);
+    if ((bits[w] & m) === 0) continue;
+    if ((seen[w] & m) === 0) {
+      seen[w] |= m;
+      list.push(slot);
+      continue;
+    }
+    if ((cand[w] & m) === 0) continue;
+    let packed = data[2 * i + 1];
+    let tf = 0;
+    for (let f = 0, base = slot * FIELDS_N; packed !== 0; f++, packed >>>= 4) {
+      const c = packed & 15;
+      if (c !== 0) tf += c * normW[base + f];
+    }
+    if (tf <= 0) continue;
+    const next = acc[slot] + (weight * tf) / (tf + k1);
+    acc[slot] = next;
+    if (next > maxAcc) maxAcc = next;
+  }
+  state.maxAcc = maxAcc;
+}
+
+/** Pruning begins: every tool scored so far is a candidate (and seen); the rest of the slots are neither. */
+function markCandidates(list: Touched, seen: Uint32Array, cand: Uint32Array): void {
+  for (let i = 0; i < list.n; i++) {
+    const slot = list.slots[i];
+    const m = 1 << (slot & 31);
+    seen[slot >>> 5] |= m;
+    cand[slot >>> 5] |= m;
+  }
 }
 
 const FIELDS_N = FIELD_COUNT;
@@ -293,19 +330,23 @@ export class SearchIndex {
     const touched = parts.map((part) => part.partition.touched());
     const accs = parts.map((part) => part.partition.accumulator());
     const state = { maxAcc: 0, scored: 0 };
-    let pruned = false;
+    let marks: Array<{ seen: Uint32Array; cand: Uint32Array }> | null = null;
     let attempts = 0;
     for (let oi = 0; oi < order.length; oi++) {
-      if (!pruned && state.scored >= k && rest[oi] < state.maxAcc && attempts < MAX_PRUNE_ATTEMPTS) {
+      if (!marks && state.scored >= k && rest[oi] < state.maxAcc && attempts < MAX_PRUNE_ATTEMPTS) {
         attempts++;
-        pruned = rest[oi] < kthBest(accs, touched, k);
+        if (rest[oi] < kthBest(accs, touched, k)) {
+          marks = parts.map((part) => part.partition.bitsets());
+          for (let pi = 0; pi < parts.length; pi++) markCandidates(touched[pi], marks[pi].seen, marks[pi].cand);
+        }
       }
       const ti = order[oi];
       const weight = q.weights[ti] * idfs[ti] * (k1 + 1);
       for (let pi = 0; pi < parts.length; pi++) {
         const p = postings[ti][pi];
         if (!p) continue;
-        scoreTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, pruned, state);
+        if (marks) scorePrunedTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, marks[pi].seen, marks[pi].cand, state);
+        else scoreTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, state);
       }
     }
     const top = new TopK(k);

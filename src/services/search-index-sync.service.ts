@@ -139,6 +139,8 @@ export class SearchIndexSync {
       found.add(doc.toolId);
       if (this.index.upsert(doc)) changed++;
       this.indexed.set(doc.toolId, rowHash);
+      // One hash per tool, here rather than after the loop: a first load of 100,000 tools stays in yielded steps.
+      this.embeddings?.offer([doc]);
       if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setImmediate(r));
     }
     // Deleted between the two reads: gone from the catalog, so gone from the index.
@@ -149,7 +151,6 @@ export class SearchIndexSync {
       gone.push(id);
     }
     const removed = gone.length;
-    this.embeddings?.offer(loaded.map((l) => l.doc));
     this.embeddings?.forget(gone);
     this.syncedGeneration = generation;
     const ms = performance.now() - started;
