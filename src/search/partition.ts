@@ -151,11 +151,18 @@ export class Partition {
   }
 
   private touchedList = new Touched();
+  private candidateList = new Touched();
 
   /** The reusable touched list, emptied. */
   touched(): Touched {
     this.touchedList.n = 0;
     return this.touchedList;
+  }
+
+  /** The reusable candidate list (slots still able to reach the top k once pruning began), emptied. */
+  candidates(): Touched {
+    this.candidateList.n = 0;
+    return this.candidateList;
   }
 
   private marks = new Uint32Array(0);
