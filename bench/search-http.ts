@@ -22,6 +22,7 @@ import { DEVSET_DIR, type DevSet, loadDevSet } from './toolsearch-devset';
 import { metricsOf, summarise } from './toolsearch-metrics';
 import { syntheticTools } from './toolsearch-scale';
 import { PUBLISHED } from './toolsearch';
+import { startEmbeddingServer } from '../test/helpers/embedding-server';
 
 /** Task texts for the scale check when the development set is absent (short and long, several domains). */
 const FALLBACK_QUERIES = [
@@ -43,13 +44,13 @@ interface WorkerInit {
   readonly pid: number;
 }
 
-async function startSearchWorker(label: string): Promise<{ worker: Worker; init: WorkerInit; gql: Gql; stop: () => Promise<void> }> {
+async function startSearchWorker(label: string, embeddingsUrl?: string): Promise<{ worker: Worker; init: WorkerInit; gql: Gql; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(os.tmpdir(), 'toolcat-bench-search-'));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   // --expose-gc: the index's retained heap is measured after collections.
   const worker = Worker.start(label, ['--expose-gc']);
   const stop = onCleanup(() => worker.stop());
-  const init = await worker.call<WorkerInit>('init', { db: { type: 'sqlite', path: join(dir, 'catalog.sqlite') } });
+  const init = await worker.call<WorkerInit>('init', { db: { type: 'sqlite', path: join(dir, 'catalog.sqlite') }, embeddingsUrl });
   return { worker, init, gql: new Gql(init.url, init.adminKey), stop };
 }
 
@@ -84,8 +85,16 @@ async function latencyOf(url: string, key: string, queries: readonly string[], s
   }
 }
 
-async function devSetSection(set: DevSet): Promise<string> {
-  const { worker, init, gql, stop } = await startSearchWorker('search-devset');
+interface DevSetRun {
+  readonly served: number;
+  readonly m: ReturnType<typeof summarise>;
+  readonly lat: Awaited<ReturnType<typeof latencyOf>>;
+  readonly embedded: string | null;
+}
+
+/** The dev set ingested into a fresh worker and scored over HTTP; with `embeddingsUrl`, the embedding stage on. */
+async function devSetRun(set: DevSet, embeddingsUrl?: string): Promise<DevSetRun> {
+  const { worker, init, gql, stop } = await startSearchWorker(embeddingsUrl ? 'search-devset-embeddings' : 'search-devset', embeddingsUrl);
   const bySource = new Map<string, Array<{ name: string; description: string; inputSchema: unknown }>>();
   for (const d of set.docs) {
     const list = bySource.get(d.source!) ?? [];
@@ -93,11 +102,12 @@ async function devSetSection(set: DevSet): Promise<string> {
     bySource.set(d.source!, list);
   }
   const agent = await gql.tenantWithGrant('searchers', '*');
-  log(`search: ingesting the development set (${set.docs.length} tools, ${bySource.size} sources)`);
+  log(`search: ingesting the development set (${set.docs.length} tools, ${bySource.size} sources)${embeddingsUrl ? ', embedding stage on' : ''}`);
   // Sources first, back to back, then the listings over IPC: an admin connection idling through a long apply could
   // be closed by the server's keep-alive timeout just as it is reused (ECONNRESET).
   for (const source of bySource.keys()) await gql.simulatedSource(source);
   for (const [source, tools] of bySource) await worker.call('applyTools', { source, tools });
+  const stats = embeddingsUrl ? await worker.call<{ vectors: number; embedded: number } | null>('embeddingsSettled') : null;
   const served = JSON.parse((await request(`${init.url}/tools`, { agent: new http.Agent({ keepAlive: false }), headers: { authorization: `Bearer ${agent.key}` } })).body.toString('utf8')) as unknown[];
   log('search: scoring the 94 task texts over HTTP');
   const rows = [];
@@ -107,9 +117,24 @@ async function devSetSection(set: DevSet): Promise<string> {
   const m = summarise(rows);
   const lat = await latencyOf(init.url, agent.key, set.queries.map((q) => q.text), init.pid);
   await stop();
+  return { served: served.length, m, lat, embedded: stats ? `${stats.vectors} vectors (${stats.embedded} computed through the endpoint)` : null };
+}
+
+async function devSetSection(set: DevSet): Promise<string> {
+  const { served, m, lat } = await devSetRun(set);
+  // Issue 18: the optional embedding stage through the same path, against the deterministic hashing-trick server
+  // (test/helpers): a plumbing check (vectors computed in the background, stored, fused at query time), not a
+  // quality figure.
+  const server = await startEmbeddingServer();
+  let emb: DevSetRun;
+  try {
+    emb = await devSetRun(set, server.baseUrl);
+  } finally {
+    await server.close();
+  }
   const f2 = (v: number | undefined) => (v === undefined ? '' : fmt(v, 2));
   return [
-    `#### LiveMCPBench development set through the real path (${served.length} of ${set.docs.length} tools served, ${set.queries.length} task texts, POST /tools/search, limit 10)`,
+    `#### LiveMCPBench development set through the real path (${served} of ${set.docs.length} tools served, ${set.queries.length} task texts, POST /tools/search, limit 10)`,
     '',
     markdownTable(
       ['ranker', 'Recall@1', 'Recall@5', 'Recall@10', 'nDCG@10', 'MRR@10'],
@@ -125,6 +150,14 @@ async function devSetSection(set: DevSet): Promise<string> {
       `Latency over HTTP (one keep-alive connection, sequential, ${lat.n} requests after a warm-up pass; the longest task text is 18.7 KB): ` +
       `p50 ${fmt(lat.p50, 2)} ms, p99 ${fmt(lat.p99, 2)} ms, max ${fmt(lat.max, 2)} ms; the first search ${fmt(lat.first, 2)} ms; server CPU ${fmt(lat.cpuMs, 2)} ms a request. ` +
       `Load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} on ${os.cpus().length} cores.`,
+    '',
+    markdownTable(
+      ['with the embedding stage on (TOOLCAT_EMBEDDINGS_URL = the hashing-trick test server)', 'Recall@1', 'Recall@5', 'Recall@10', 'nDCG@10', 'MRR@10'],
+      [['BM25F + hashing-trick vectors, RRF, over HTTP', f2(emb.m.r1), f2(emb.m.r5), f2(emb.m.r10), f2(emb.m.ndcg10), f2(emb.m.mrr)]],
+    ),
+    '',
+    `A plumbing check, not a quality figure: the test server's hashing-trick vectors are a fuzzy lexical match, not a language model, and RRF gives them an equal vote. ` +
+      `${emb.embedded}; latency p50 ${fmt(emb.lat.p50, 2)} ms, p99 ${fmt(emb.lat.p99, 2)} ms (query vectors cached after the warm-up pass); server CPU ${fmt(emb.lat.cpuMs, 2)} ms a request.`,
   ].join('\n');
 }
 

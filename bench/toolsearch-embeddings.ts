@@ -18,7 +18,7 @@ export async function embeddingRows(set: DevSet): Promise<Array<[string, Evaluat
       baseUrl: external ?? server!.baseUrl, model: process.env.TOOLSEARCH_EMBEDDINGS_MODEL ?? 'hashing-trick', apiKey: process.env.TOOLSEARCH_EMBEDDINGS_KEY,
       timeoutMs: 60_000,
     });
-    const stage = new EmbeddingStage(client);
+    const stage = new EmbeddingStage(client, { concurrency: 2 });
     const t0 = performance.now();
     await stage.sync(set.docs);
     const embedMs = performance.now() - t0;

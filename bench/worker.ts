@@ -11,6 +11,7 @@ import { type IntervalHistogram, PerformanceObserver, constants, monitorEventLoo
 import { type App, createApp } from '../src/app';
 import { type Config, type DatabaseConfig, testConfig } from '../src/config/config';
 import { SearchIndexSync } from '../src/services/search-index-sync.service';
+import { DEFAULT_EMBEDDING_SETTINGS } from '../src/config/search-settings';
 import { createLogger } from '../src/shared/logger';
 import { listingOf } from './catalog-data';
 import { type LoadSpec, runLoad } from './loadgen';
@@ -19,6 +20,8 @@ export interface InitArgs {
   readonly db: DatabaseConfig;
   readonly syncLimits?: Partial<Config['syncLimits']>;
   readonly poolSize?: number;
+  /** Issue 18: turn the optional embedding stage on, against this OpenAI-compatible base URL (the bench's test server). */
+  readonly embeddingsUrl?: string;
 }
 
 type Handler = (args: never) => Promise<unknown>;
@@ -44,6 +47,7 @@ function benchConfig(a: InitArgs): Config {
     syncLimits: { ...base.syncLimits, ...(a.syncLimits ?? {}) },
     // Far above any load the bench generates: every run would otherwise measure 429s.
     security: { ...base.security, rateLimit: { capacity: 1_000_000_000, refillPerSecond: 1_000_000_000, maxKeys: 100_000 } },
+    ...(a.embeddingsUrl ? { search: { embeddings: { ...DEFAULT_EMBEDDING_SETTINGS, baseUrl: a.embeddingsUrl, model: 'hashing-trick', apiKey: null, queryTimeoutMs: 5000 } } } : {}),
   };
 }
 
@@ -93,6 +97,13 @@ const handlers: Record<string, Handler> = {
     const retained = heap() - before;
     fresh.stop();
     return { tools: fresh.index.size, buildMs, retainedBytes: gc ? retained : null, stats: fresh.index.stats(), serving: app!.searchIndex.index.stats() };
+  },
+
+  /** Issue 18: waits until the embedding stage has computed (or loaded) every tool's vector; its counters. */
+  async embeddingsSettled() {
+    await app!.searchIndex.catchUp();
+    await app!.searchIndex.embeddings?.settled();
+    return app!.searchIndex.embeddings?.stats() ?? null;
   },
 
   /** A ceiling: same bytes and headers as GET <path> answered by toolcat, from one prebuilt Buffer. */

@@ -28,6 +28,8 @@ import { createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
 import { SearchIndexSync } from './services/search-index-sync.service';
+import { EmbeddingSync } from './services/embedding-sync.service';
+import { ToolEmbeddingStore } from './persistence/tool-embedding.store';
 import { ToolSearchService } from './services/tool-search.service';
 import { CeilingService } from './services/ceiling.service';
 import { type CallFinished, InvocationService } from './invocation/invocation.service';
@@ -118,7 +120,9 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     const catalog = new CatalogReadService(cache, { compactView: config.compactView });
     // Issue 18: the search index follows the catalog generation (this replica's writes and every other's); a small
     // catalog is indexed before serving, a large one in the background (search answers 503 until it is).
-    searchIndex = new SearchIndexSync(dataSource, generation, log);
+    // The optional embedding stage (TOOLCAT_EMBEDDINGS_URL): vectors in tool_embedding, computed in the background.
+    const embeddings = config.search.embeddings ? new EmbeddingSync(new ToolEmbeddingStore(dataSource), config.search.embeddings, log) : null;
+    searchIndex = new SearchIndexSync(dataSource, generation, log, embeddings);
     await searchIndex.start();
     const search = new ToolSearchService(cache, generation, searchIndex, { compactView: config.compactView });
     // Issue 14: calls go through the catalog's own decision, then to the tool's source or implementation.
@@ -182,7 +186,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     const agentApollo = buildApollo(agentSchemaOf(schema), config.security, log);
     await apollo.start();
     await agentApollo.start();
-    const metrics = createMetrics({ cache, dataSource, health, sync });
+    const metrics = createMetrics({ cache, dataSource, health, sync, embeddings: embeddings ?? undefined });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     callsHook.current = (f) => metrics.callResults.observe(f);
     let httpServer: HttpServer | null = null;
@@ -223,7 +227,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           await handler.close();
           await server.drain(drainMs);
           generation.stop();
-          searchIndex!.stop();
+          await searchIndex!.stop();
           health.stop();
           scheduler.stop();
           clearInterval(abandonedSweep);
@@ -239,7 +243,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       },
     };
   } catch (err) {
-    searchIndex?.stop();
+    await searchIndex?.stop();
     await snapshots?.close().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw err;

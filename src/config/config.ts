@@ -5,6 +5,7 @@ import { type SyncLimits, type SyncPolicy, loadSyncLimits, loadSyncPolicy } from
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
 import { MCP_ENV_DOCS, type McpSettings, loadMcpSettings } from './mcp-settings';
+import { SEARCH_ENV_DOCS, type SearchSettings, loadSearchSettings } from './search-settings';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
@@ -61,6 +62,8 @@ export interface Config {
   readonly calls: CallSettings;
   /** The MCP face and the catalog event stream (issue 15). */
   readonly mcp: McpSettings;
+  /** Tool search: the optional embedding stage (issue 18). */
+  readonly search: SearchSettings;
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -92,6 +95,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   ...SECURITY_ENV_DOCS,
   ...CALL_ENV_DOCS,
   ...MCP_ENV_DOCS,
+  ...SEARCH_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -156,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tenantDefaultCeiling: defaultCeiling(env.TOOLCAT_TENANT_DEFAULT_MAX_TIER, problems),
     calls: loadCallSettings(int, bool),
     mcp: loadMcpSettings(env, int, problems),
+    search: loadSearchSettings(env, int, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -32,7 +32,12 @@ export interface SyncStats {
   notificationStats(): ReadonlyArray<{ readonly source: string; readonly received: number; readonly dropped: number; readonly throttledUntil: number | null }>;
 }
 
-export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource; health?: DbHealth; sync?: SyncStats }): Metrics {
+/** What the metrics read of the optional embedding stage of tool search (EmbeddingSync satisfies it). */
+export interface EmbeddingStats {
+  stats(): { readonly vectors: number; readonly pending: number; readonly embedded: number; readonly reused: number; readonly passFailures: number; readonly fusedQueries: number; readonly lexicalFallbacks: number };
+}
+
+export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSource; health?: DbHealth; sync?: SyncStats; embeddings?: EmbeddingStats }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'toolcat_' });
   const requests = new Counter({ name: 'toolcat_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
@@ -135,6 +140,7 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
     },
   });
   if (opts.sync) addSyncMetrics(registry, opts.sync);
+  if (opts.embeddings) addEmbeddingMetrics(registry, opts.embeddings);
   return {
     registry,
     callResults,
@@ -171,6 +177,46 @@ function routeOf(req: IncomingMessage): string {
 /** A source name as a label value: one that looks like a credential is `[redacted]` (issue 11). */
 function sourceLabel(source: string): string {
   return containsCredential(source) ? '[redacted]' : source;
+}
+
+/**
+ * Issue 18: the optional embedding stage of tool search. `lexical_fallback` counts searches answered without the
+ * vector ranking because the endpoint failed, was too slow or rests after a failure: the operator's signal that
+ * search is degraded (it never fails because of it).
+ */
+function addEmbeddingMetrics(registry: Registry, e: EmbeddingStats): void {
+  new Gauge({
+    name: 'toolcat_search_embedding_queries_total',
+    help: 'Tool searches with the embedding stage on, by outcome: fused, or lexical_fallback when the endpoint failed or was too slow (monotonic)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const s = e.stats();
+      this.set({ outcome: 'fused' }, s.fusedQueries);
+      this.set({ outcome: 'lexical_fallback' }, s.lexicalFallbacks);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_search_embedding_tools',
+    help: 'Tool vectors of the embedding stage: held in memory, waiting to be computed, computed through the endpoint and reused from storage since start (monotonic for the last two)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = e.stats();
+      this.set({ state: 'held' }, s.vectors);
+      this.set({ state: 'pending' }, s.pending);
+      this.set({ state: 'embedded' }, s.embedded);
+      this.set({ state: 'reused' }, s.reused);
+    },
+  });
+  new Gauge({
+    name: 'toolcat_search_embedding_pass_failures_total',
+    help: 'Background passes of the embedding stage that failed (endpoint or storage) and were retried later (monotonic)',
+    registers: [registry],
+    collect() {
+      this.set(e.stats().passFailures);
+    },
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type SearchDocument, fieldTexts } from './fields';
 import type { SearchIndex, SearchResult, VisibleSetRef } from './index';
-import { parseQuery } from './query';
+import { LRUCache } from 'lru-cache';
+import { type ParsedQuery, parseQuery } from './query';
 import { type ScoredTool, TopK, better } from './topk';
 
 /**
@@ -20,13 +21,12 @@ export interface EmbeddingConfig {
   /** Base URL of the API, e.g. `http://127.0.0.1:8080/v1`; requests go to `${baseUrl}/embeddings`. */
   readonly baseUrl: string;
   readonly model: string;
+  /** Sent as a Bearer token; kept in a private field of the client, never in a message. */
   readonly apiKey?: string;
-  /** Per request; an embedding call never holds a search longer than this. Default 5,000 ms. */
+  /** Per request unless the call names its own. Default 5,000 ms. */
   readonly timeoutMs?: number;
   /** Inputs per request. Default 64 (OpenAI accepts 2,048; local servers often far fewer). */
   readonly batchSize?: number;
-  /** Characters of tool text sent per tool. Default 4,000 (~1,000 tokens: the useful part of any description). */
-  readonly maxInputChars?: number;
 }
 
 export class EmbeddingError extends Error {
@@ -42,38 +42,53 @@ const MAX_DIMENSIONS = 8192;
 
 export class EmbeddingClient {
   requests = 0;
+  readonly model: string;
+  private readonly url: string;
   private readonly timeoutMs: number;
   readonly batchSize: number;
+  /** Private (not enumerable, not printed by inspect or JSON): the key is never part of what the client shows. */
+  readonly #authorization: string | null;
 
-  constructor(private readonly config: EmbeddingConfig) {
+  constructor(config: EmbeddingConfig) {
     if (!/^https?:\/\//.test(config.baseUrl)) throw new EmbeddingError('the embeddings base URL must be http(s)');
+    this.url = `${config.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    this.model = config.model;
     this.timeoutMs = config.timeoutMs ?? 5000;
     this.batchSize = config.batchSize ?? 64;
+    this.#authorization = config.apiKey ? `Bearer ${config.apiKey}` : null;
   }
 
-  /** Unit vectors for `texts`, in order (batched; one failed batch fails the call). */
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  /** Unit vectors for `texts`, in order (batched, one batch at a time; one failed batch fails the call). */
+  async embed(texts: readonly string[], timeoutMs = this.timeoutMs): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) out.push(...(await this.batch(texts.slice(i, i + this.batchSize))));
+    for (let i = 0; i < texts.length; i += this.batchSize) out.push(...(await this.batch(texts.slice(i, i + this.batchSize), timeoutMs)));
     return out;
   }
 
-  private async batch(input: readonly string[]): Promise<Float32Array[]> {
+  /** One request: at most `batchSize` inputs. `stop` aborts it early (shutdown). */
+  async batch(input: readonly string[], timeoutMs = this.timeoutMs, stop?: AbortSignal): Promise<Float32Array[]> {
     this.requests++;
     let res: Response;
     try {
-      res = await fetch(`${this.config.baseUrl.replace(/\/+$/, '')}/embeddings`, {
+      res = await fetch(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.config.model, input, encoding_format: 'float' }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        headers: { 'content-type': 'application/json', ...(this.#authorization ? { authorization: this.#authorization } : {}) },
+        body: JSON.stringify({ model: this.model, input, encoding_format: 'float' }),
+        signal: stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
       const timeout = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
-      throw new EmbeddingError(timeout ? `the embeddings endpoint did not answer within ${this.timeoutMs} ms` : `the embeddings endpoint is unreachable: ${(e as Error).message}`);
+      // The cause's code (ECONNREFUSED…), not its message: nothing the endpoint or the request carried ends up here.
+      const code = (e as { cause?: { code?: unknown } }).cause?.code;
+      throw new EmbeddingError(timeout ? `the embeddings endpoint did not answer within ${timeoutMs} ms` : `the embeddings endpoint is unreachable${typeof code === 'string' ? ` (${code})` : ''}`);
     }
     if (!res.ok) throw new EmbeddingError(`the embeddings endpoint answered HTTP ${res.status}`);
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      throw new EmbeddingError(`the embeddings endpoint did not finish its answer within ${timeoutMs} ms`);
+    }
     if (text.length > MAX_RESPONSE_BYTES) throw new EmbeddingError('the embeddings response is too large');
     let body: unknown;
     try {
@@ -115,8 +130,9 @@ function embeddingText(doc: SearchDocument, maxChars = 4000): string {
   return parts.filter(Boolean).join('\n').slice(0, maxChars);
 }
 
-function textHash(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+/** The vector's key: the model and the exact text (another model's vector is never compared with this one's). */
+function textHash(model: string, text: string): string {
+  return createHash('sha256').update(model).update('\u0000').update(text).digest('hex');
 }
 
 interface Stored {
@@ -124,10 +140,7 @@ interface Stored {
   readonly vector: Float32Array;
 }
 
-/**
- * Vectors per tool, keyed by the hash of their input text. In memory here; `entries()` and `put()` are the seam
- * for keeping them with the tool row (the lead's persistence wiring): a restart then re-embeds nothing.
- */
+/** Vectors per tool in memory, keyed by the hash of their input text (the query path reads these; the rows persist them). */
 class VectorStore {
   private readonly vectors = new Map<string, Stored>();
 
@@ -147,8 +160,11 @@ class VectorStore {
     return this.vectors.delete(toolId);
   }
 
-  entries(): IterableIterator<[string, Stored]> {
-    return this.vectors.entries();
+  /** Bytes of the vectors (Float32) and their keys, roughly (stats). */
+  bytes(): number {
+    let b = 0;
+    for (const [id, s] of this.vectors) b += s.vector.byteLength + 2 * id.length + 64 + 120;
+    return b;
   }
 }
 
@@ -159,33 +175,95 @@ const FUSION_DEPTH = 100;
 const QUERY_CACHE_SIZE = 256;
 
 export interface HybridResult extends SearchResult {
-  /** false when the embedding endpoint failed and the lexical ranking was served alone. */
+  /** false when the embedding endpoint failed (or is resting after a failure) and the lexical ranking was served alone. */
   readonly fused: boolean;
   readonly error?: string;
 }
 
+export interface EmbeddingStageOptions {
+  /** Characters of a tool's text, or a query, sent. Default 4,000 (~1,000 tokens: the useful part of any description). */
+  readonly maxInputChars?: number;
+  /** Bound on embedding one query (the request path). Default: the client's timeout. */
+  readonly queryTimeoutMs?: number;
+  /** After a failed query embedding, how long queries skip the endpoint (answered lexically at once). Default 0. */
+  readonly retryAfterMs?: number;
+  /** Requests in flight at once when embedding tools (embedTexts). Default 1. */
+  readonly concurrency?: number;
+  /** Injected clock (ms) for the retry pause. */
+  readonly now?: () => number;
+}
+
+/** A tool's text to embed and its key. */
+export interface EmbeddingInput {
+  readonly toolId: string;
+  readonly hash: string;
+  readonly text: string;
+}
+
 export class EmbeddingStage {
   readonly store = new VectorStore();
-  private readonly queryCache = new Map<string, Float32Array>();
+  private readonly queryCache = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_SIZE });
+  private readonly maxInputChars: number;
+  private readonly queryTimeoutMs: number | undefined;
+  private readonly retryAfterMs: number;
+  private readonly concurrency: number;
+  private readonly now: () => number;
+  private restingUntil = -Infinity;
 
   constructor(
     readonly client: EmbeddingClient,
-    private readonly maxInputChars = 4000,
-  ) {}
+    opts: EmbeddingStageOptions = {},
+  ) {
+    this.maxInputChars = opts.maxInputChars ?? 4000;
+    this.queryTimeoutMs = opts.queryTimeoutMs;
+    this.retryAfterMs = opts.retryAfterMs ?? 0;
+    this.concurrency = opts.concurrency ?? 1;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** What would be embedded of this tool, and its key. */
+  inputOf(doc: SearchDocument): EmbeddingInput {
+    const text = embeddingText(doc, this.maxInputChars);
+    return { toolId: doc.toolId, hash: textHash(this.client.model, text), text };
+  }
+
+  /** Whether the vector held for this tool was computed from this input. */
+  holds(input: EmbeddingInput): boolean {
+    return this.store.get(input.toolId)?.hash === input.hash;
+  }
+
+  put(toolId: string, hash: string, vector: Float32Array): void {
+    this.store.put(toolId, hash, vector);
+  }
 
   /**
-   * Brings the vectors of `docs` up to date: only tools whose embedding text changed (or that have none) are sent.
-   * Called after ingest / classification, off the request path. Returns how many were embedded.
+   * Vectors of `inputs`, in order: batches of the client's size, at most `concurrency` requests in flight. Any failed
+   * batch fails the call (the caller keeps the inputs pending and retries later).
+   */
+  async embedInputs(inputs: readonly EmbeddingInput[], stop?: AbortSignal): Promise<Float32Array[]> {
+    const size = this.client.batchSize;
+    const batches: Array<readonly EmbeddingInput[]> = [];
+    for (let i = 0; i < inputs.length; i += size) batches.push(inputs.slice(i, i + size));
+    const out: Float32Array[][] = new Array(batches.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < batches.length) {
+        const i = next++;
+        out[i] = await this.client.batch(batches[i].map((b) => b.text), undefined, stop);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, batches.length) }, worker));
+    return out.flat();
+  }
+
+  /**
+   * Brings the vectors of `docs` up to date in memory: only tools whose embedding text changed (or that have none) are
+   * sent. Returns how many were embedded. (The product's maintenance, with persistence, is EmbeddingSync.)
    */
   async sync(docs: readonly SearchDocument[]): Promise<number> {
-    const todo: Array<{ toolId: string; hash: string; text: string }> = [];
-    for (const d of docs) {
-      const text = embeddingText(d, this.maxInputChars);
-      const hash = textHash(text);
-      if (this.store.get(d.toolId)?.hash !== hash) todo.push({ toolId: d.toolId, hash, text });
-    }
+    const todo = docs.map((d) => this.inputOf(d)).filter((t) => !this.holds(t));
     if (!todo.length) return 0;
-    const vectors = await this.client.embed(todo.map((t) => t.text));
+    const vectors = await this.embedInputs(todo);
     todo.forEach((t, i) => this.store.put(t.toolId, t.hash, vectors[i]));
     return todo.length;
   }
@@ -194,10 +272,20 @@ export class EmbeddingStage {
     this.store.remove(toolId);
   }
 
-  /** Cosine ranking of the visible tools that have a vector (a visible tool without one is simply not ranked here). */
+  /** Vectors held and their bytes (stats). */
+  stats(): { vectors: number; bytes: number } {
+    return { vectors: this.store.size, bytes: this.store.bytes() };
+  }
+
+  /**
+   * Cosine ranking of the visible tools that have a vector (a visible tool without one is simply not ranked here).
+   * Only the caller's visible ids are read: another tenant's vectors never enter.
+   */
   vectorRank(visible: VisibleSetRef, queryVector: Float32Array, k: number): ScoredTool[] {
     const top = new TopK(k);
-    for (const id of new Set(visible.ids)) {
+    const ids = visible.ids;
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j];
       const s = this.store.get(id);
       if (!s || s.vector.length !== queryVector.length) continue;
       let dot = 0;
@@ -208,12 +296,20 @@ export class EmbeddingStage {
     return top.sorted();
   }
 
+  /** The query's vector: cached by text (LRU), bounded by the query timeout; throws EmbeddingError. */
   async queryVector(text: string): Promise<Float32Array> {
-    const hit = this.queryCache.get(text);
+    const input = text.slice(0, this.maxInputChars);
+    const hit = this.queryCache.get(input);
     if (hit) return hit;
-    const [v] = await this.client.embed([text.slice(0, this.maxInputChars)]);
-    if (this.queryCache.size >= QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
-    this.queryCache.set(text, v);
+    if (this.now() < this.restingUntil) throw new EmbeddingError('the embeddings endpoint failed recently; lexical ranking until it is retried');
+    let v: Float32Array;
+    try {
+      [v] = await this.client.embed([input], this.queryTimeoutMs);
+    } catch (e) {
+      if (e instanceof EmbeddingError && this.retryAfterMs > 0) this.restingUntil = this.now() + this.retryAfterMs;
+      throw e;
+    }
+    this.queryCache.set(input, v);
     return v;
   }
 
@@ -222,11 +318,15 @@ export class EmbeddingStage {
    * served (and `fused` is false): the optional stage never takes search down with it.
    */
   async rank(index: SearchIndex, visible: VisibleSetRef, query: string, k: number): Promise<HybridResult> {
-    const parsed = parseQuery(query, index.params.tokenize); // the same validation and errors as lexical search
+    return this.rankParsed(index, visible, parseQuery(query, index.params.tokenize), query, k); // the same validation and errors as lexical search
+  }
+
+  /** `rank` for an already parsed (and checked) query; `text` is what the query vector is computed from. */
+  async rankParsed(index: SearchIndex, visible: VisibleSetRef, parsed: ParsedQuery, text: string, k: number): Promise<HybridResult> {
     const lexical = index.rank(visible, parsed, Math.max(k, FUSION_DEPTH));
     let vector: ScoredTool[];
     try {
-      vector = this.vectorRank(visible, await this.queryVector(query), Math.max(k, FUSION_DEPTH));
+      vector = this.vectorRank(visible, await this.queryVector(text), Math.max(k, FUSION_DEPTH));
     } catch (e) {
       if (!(e instanceof EmbeddingError)) throw e;
       return { ...lexical, hits: lexical.hits.slice(0, k), fused: false, error: e.message };

@@ -115,6 +115,33 @@ describe('SearchIndex', () => {
     console.log(`      incremental = rebuild: 60 runs, seed ${SEED}`);
   });
 
+  it('pruning (MaxScore with the view\'s tight term bounds, candidates dropped) gives exactly the exhaustive top k', function () {
+    this.timeout(120_000);
+    // Skewed vocabulary (a few very common words, many rare ones) and long queries: the case where pruning starts
+    // early and drops candidates. With k >= the visible count nothing is pruned, so that ranking is the reference.
+    const common = ['file', 'data', 'get', 'list', 'search'];
+    const rare = ['weather', 'stock', 'pdf', 'email', 'calendar', 'route', 'image', 'invoice', 'paper', 'news', 'map', 'price', 'city', 'chart', 'sql'];
+    const wordArb = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...common) }, { weight: 1, arbitrary: fc.constantFrom(...rare) });
+    const textArb = fc.array(wordArb, { minLength: 0, maxLength: 16 }).map((ws) => ws.join(' '));
+    const toolArb = fc.record({ name: textArb, description: textArb, visible: fc.boolean() });
+    const queryArb = fc.array(fc.constantFrom(...common, ...rare), { minLength: 1, maxLength: 30 }).map((ws) => ws.join(' '));
+    fc.assert(
+      fc.property(fc.array(toolArb, { minLength: 1, maxLength: 150 }), fc.array(queryArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 8 }), (tools, queries, k) => {
+        const docs = tools.map((t, i) => doc(`mcp.s.t${String(i).padStart(3, '0')}`, t.name.replace(/ /g, '_') || 'x', t.description));
+        const index = indexOf(docs);
+        const visible = all(docs.filter((_, i) => tools[i].visible || i % 3 === 0).map((d) => d.toolId), 'v');
+        for (const q of queries) {
+          const full = index.rank(visible, q, docs.length + 1);
+          const top = index.rank(visible, q, k);
+          expect(top.hits).to.deep.equal(full.hits.slice(0, k));
+          expect(top.matched).to.equal(full.matched);
+        }
+      }),
+      { numRuns: 150, seed: SEED },
+    );
+    console.log(`      pruned top k = exhaustive top k: 150 runs, seed ${SEED}`);
+  });
+
   it('compacts dead postings and still ranks correctly', () => {
     const docs = Array.from({ length: 600 }, (_, i) => doc(`mcp.s.t${String(i).padStart(4, '0')}`, `tool_${i % 7}`, `alpha beta gamma delta epsilon zeta eta theta iota kappa ${i % 3 ? 'weather' : 'file'}`));
     const index = indexOf(docs);

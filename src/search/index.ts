@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FIELDS, FIELD_COUNT, type SearchDocument, fieldTexts } from './fields';
-import { Partition, type Touched } from './partition';
+import { Partition, type Posting, type Touched } from './partition';
 import { type ParsedQuery, parseQuery } from './query';
 import { DEFAULT_RANKING, type RankingParams, TF_BITS, checkParams, idf } from './ranking';
 
@@ -67,11 +67,30 @@ interface View {
   readonly parts: readonly PartView[];
   readonly n: number;
   readonly avgLen: Float64Array;
-  readonly bytes: number;
+  bytes: number;
+  /**
+   * Per term met by a query of this view: its visible document frequency and the largest BM25F pseudo-frequency of
+   * its visible postings (computed once per view and term, on first use). Both are the visible set's, like every
+   * other statistic: they depend on nothing a caller cannot see.
+   */
+  readonly terms: Map<string, TermStats>;
+  /** Whether the view is in the cache (its term stats then count against the cache's bytes). */
+  cached: boolean;
 }
 
-/** Marks a tool matched by a term after pruning began (counted in `matched`, never ranked: it cannot reach the top k). */
-const MATCHED_ONLY = -1;
+interface TermStats {
+  readonly df: number;
+  readonly maxTf: number;
+}
+
+/** Bytes of one cached TermStats (Map entry, object, key share). */
+const TERM_STATS_BYTES = 96;
+/**
+ * Relative slack on a term's tight bound: w * maxTf / (maxTf + k1) rounded, against (w * tf) / (tf + k1) as
+ * scoreTerm rounds it, may differ by an ulp; a bound 1e-9 high is still far tighter than w.
+ */
+const BOUND_SLACK = 1 + 1e-9;
+
 /** kthBest costs one pass over the scored tools; a few tries per query bound that cost. */
 const MAX_PRUNE_ATTEMPTS = 4;
 
@@ -82,7 +101,7 @@ const MAX_PRUNE_ATTEMPTS = 4;
  */
 function scoreTerm(
   data: Int32Array, n: number, bits: Uint32Array, normW: Float32Array, acc: Float64Array, list: Touched, weight: number, k1: number,
-  pruned: boolean, state: { maxAcc: number; scored: number },
+  state: { maxAcc: number; scored: number },
 ): void {
   let maxAcc = state.maxAcc;
   let scored = 0;
@@ -90,13 +109,6 @@ function scoreTerm(
     const slot = data[2 * i];
     if ((bits[slot >>> 5] & (1 << (slot & 31))) === 0) continue;
     const prior = acc[slot];
-    if (pruned && prior <= 0) {
-      if (prior === 0) {
-        acc[slot] = MATCHED_ONLY;
-        list.push(slot);
-      }
-      continue;
-    }
     let packed = data[2 * i + 1];
     let tf = 0;
     for (let f = 0, base = slot * FIELDS_N; packed !== 0; f++, packed >>>= 4) {
@@ -115,6 +127,75 @@ function scoreTerm(
   state.maxAcc = maxAcc;
   state.scored += scored;
 }
+
+/**
+ * One term's postings once pruning began: a tool no earlier term scored (not in `cand`) can no longer reach the top
+ * k, so it is only counted as matched (first time: `seen`); the candidates get the term's contribution exactly as
+ * scoreTerm would give it. Both bitsets are 2 bits a slot (L1-resident at 100,000 tools): the accumulator, 64 bits a
+ * slot, is read for candidates only. Long task texts at scale spend most postings here (common terms score last).
+ */
+function scorePrunedTerm(
+  data: Int32Array, n: number, bits: Uint32Array, normW: Float32Array, acc: Float64Array, list: Touched, weight: number, k1: number,
+  seen: Uint32Array, cand: Uint32Array, state: { maxAcc: number },
+): void {
+  let maxAcc = state.maxAcc;
+  for (let i = 0; i < n; i++) {
+    const slot = data[2 * i];
+    const w = slot >>> 5;
+    const m = 1 << (slot & 31);
+    if ((bits[w] & m) === 0) continue;
+    if ((seen[w] & m) === 0) {
+      seen[w] |= m;
+      list.push(slot);
+      continue;
+    }
+    if ((cand[w] & m) === 0) continue;
+    let packed = data[2 * i + 1];
+    let tf = 0;
+    for (let f = 0, base = slot * FIELDS_N; packed !== 0; f++, packed >>>= 4) {
+      const c = packed & 15;
+      if (c !== 0) tf += c * normW[base + f];
+    }
+    if (tf <= 0) continue;
+    const next = acc[slot] + (weight * tf) / (tf + k1);
+    acc[slot] = next;
+    if (next > maxAcc) maxAcc = next;
+  }
+  state.maxAcc = maxAcc;
+}
+
+/** Pruning begins: every tool scored so far is a candidate (and seen); the rest of the slots are neither. */
+function markCandidates(list: Touched, seen: Uint32Array, cand: Uint32Array, cands: Touched): void {
+  for (let i = 0; i < list.n; i++) {
+    const slot = list.slots[i];
+    const m = 1 << (slot & 31);
+    seen[slot >>> 5] |= m;
+    cand[slot >>> 5] |= m;
+    cands.push(slot);
+  }
+}
+
+/**
+ * Drops the candidates whose score so far is under `floor` (the k-th best score minus the bounds of the terms
+ * left): they cannot reach the top k, so later terms need not add to them (they stay seen, so `matched` is exact,
+ * and their partial scores stay under the final k-th best, so collect() cannot rank them). Each pruned term thus
+ * reads the accumulator for fewer tools: the candidates shrink from tens of thousands to about k on long queries.
+ */
+function dropHopeless(cands: Touched, acc: Float64Array, cand: Uint32Array, floor: number): void {
+  let w = 0;
+  for (let i = 0; i < cands.n; i++) {
+    const slot = cands.slots[i];
+    if (acc[slot] < floor) {
+      cand[slot >>> 5] &= ~(1 << (slot & 31));
+      continue;
+    }
+    cands.slots[w++] = slot;
+  }
+  cands.n = w;
+}
+
+/** Relative slack on the candidate floor: a float rounding of the bound sums can never drop a true top-k tool. */
+const FLOOR_SLACK = 1e-9;
 
 const FIELDS_N = FIELD_COUNT;
 
@@ -138,13 +219,24 @@ function isParsed(q: unknown): q is ParsedQuery {
   return typeof q === 'object' && q !== null && Array.isArray((q as ParsedQuery).terms) && Array.isArray((q as ParsedQuery).weights);
 }
 
-function countVisible(data: Int32Array, n: number, bits: Uint32Array): number {
+/** A term's visible document frequency and largest pseudo-frequency in one partition, added to `out`. */
+function termStatsOf(data: Int32Array, n: number, bits: Uint32Array, normW: Float32Array, out: { df: number; maxTf: number }): void {
   let df = 0;
+  let maxTf = out.maxTf;
   for (let i = 0; i < n; i++) {
     const slot = data[2 * i];
-    if (bits[slot >>> 5] & (1 << (slot & 31))) df++;
+    if ((bits[slot >>> 5] & (1 << (slot & 31))) === 0) continue;
+    df++;
+    let packed = data[2 * i + 1];
+    let tf = 0;
+    for (let f = 0, base = slot * FIELDS_N; packed !== 0; f++, packed >>>= 4) {
+      const c = packed & 15;
+      if (c !== 0) tf += c * normW[base + f];
+    }
+    if (tf > maxTf) maxTf = tf;
   }
-  return df;
+  out.df += df;
+  out.maxTf = maxTf;
 }
 
 /** The k-th highest positive accumulated score (a min-heap of k numbers), 0 when fewer than k are positive. */
@@ -268,19 +360,20 @@ export class SearchIndex {
     if (q.terms.length === 0 || view.n === 0) return { hits: [], matched: 0, visible: view.n, query: q };
     const { k1 } = this.params;
     const parts = view.parts;
-    // Pass 1: each term's document frequency among the visible tools (a bit test per posting, nothing else).
+    // Pass 1: each term's document frequency among the visible tools and its largest pseudo-frequency (once per view
+    // and term: the view's cache).
     const postings = q.terms.map((t) => parts.map((part) => part.partition.postings.get(t)));
     const ub: number[] = [];
+    const tight: number[] = [];
     const idfs: number[] = [];
-    q.terms.forEach((_, ti) => {
-      let df = 0;
-      parts.forEach((part, pi) => {
-        const p = postings[ti][pi];
-        if (p) df += countVisible(p.data, p.n, part.bits);
-      });
+    q.terms.forEach((term, ti) => {
+      const { df, maxTf } = this.termStats(view, term, postings[ti]);
       idfs.push(df ? idf(view.n, df) : 0);
-      // A term's contribution is weight * idf * (k1 + 1) * tf / (tf + k1) < weight * idf * (k1 + 1): its upper bound.
+      // A term's contribution is weight * idf * (k1 + 1) * tf / (tf + k1) < weight * idf * (k1 + 1), which orders
+      // the terms (so the float sums run in the same order as ever); the bounds MaxScore adds up are the tight ones,
+      // with the view's largest tf of the term in place of infinity, so pruning starts terms earlier.
       ub.push(df ? q.weights[ti] * idfs[ti] * (k1 + 1) : 0);
+      tight.push(df ? ub[ti] * (maxTf / (maxTf + k1)) * BOUND_SLACK : 0);
     });
     // Pass 2, term at a time in decreasing upper bound (ties in query order), with MaxScore pruning (Turtle and
     // Flood 1995): once the bounds of the terms left add up to less than the current k-th best score, a tool no term
@@ -289,23 +382,38 @@ export class SearchIndex {
     // the scoring of common terms' long postings, the cost of long task texts at 100,000 tools.
     const order = q.terms.map((_, i) => i).filter((i) => ub[i] > 0).sort((x, y) => ub[y] - ub[x] || x - y);
     const rest = new Float64Array(order.length + 1);
-    for (let i = order.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + ub[order[i]];
+    for (let i = order.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + tight[order[i]];
     const touched = parts.map((part) => part.partition.touched());
     const accs = parts.map((part) => part.partition.accumulator());
     const state = { maxAcc: 0, scored: 0 };
-    let pruned = false;
+    let marks: Array<{ seen: Uint32Array; cand: Uint32Array }> | null = null;
+    let cands: Touched[] = [];
     let attempts = 0;
     for (let oi = 0; oi < order.length; oi++) {
-      if (!pruned && state.scored >= k && rest[oi] < state.maxAcc && attempts < MAX_PRUNE_ATTEMPTS) {
+      if (!marks && state.scored >= k && rest[oi] < state.maxAcc && attempts < MAX_PRUNE_ATTEMPTS) {
         attempts++;
-        pruned = rest[oi] < kthBest(accs, touched, k);
+        if (rest[oi] < kthBest(accs, touched, k)) {
+          marks = parts.map((part) => part.partition.bitsets());
+          cands = parts.map((part) => part.partition.candidates());
+          for (let pi = 0; pi < parts.length; pi++) markCandidates(touched[pi], marks[pi].seen, marks[pi].cand, cands[pi]);
+        }
       }
       const ti = order[oi];
       const weight = q.weights[ti] * idfs[ti] * (k1 + 1);
       for (let pi = 0; pi < parts.length; pi++) {
         const p = postings[ti][pi];
         if (!p) continue;
-        scoreTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, pruned, state);
+        if (marks) scorePrunedTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, marks[pi].seen, marks[pi].cand, state);
+        else scoreTerm(p.data, p.n, parts[pi].bits, parts[pi].normW, accs[pi], touched[pi], weight, k1, state);
+      }
+      if (marks && oi + 1 < order.length) {
+        let c = 0;
+        for (const list of cands) c += list.n;
+        if (c > 2 * k) {
+          const kth = kthBest(accs, cands, k);
+          const floor = kth - rest[oi + 1] - FLOOR_SLACK * kth;
+          if (floor > 0) for (let pi = 0; pi < parts.length; pi++) dropHopeless(cands[pi], accs[pi], marks[pi].cand, floor);
+        }
       }
     }
     const top = new TopK(k);
@@ -353,6 +461,32 @@ export class SearchIndex {
     }
   }
 
+  private termStats(view: View, term: string, postings: ReadonlyArray<Posting | undefined>): TermStats {
+    const hit = view.terms.get(term);
+    if (hit) return hit;
+    const out = { df: 0, maxTf: 0 };
+    view.parts.forEach((part, pi) => {
+      const p = postings[pi];
+      if (p) termStatsOf(p.data, p.n, part.bits, part.normW, out);
+    });
+    view.terms.set(term, out);
+    view.bytes += TERM_STATS_BYTES;
+    if (view.cached) {
+      this.viewBytes += TERM_STATS_BYTES;
+      this.evictViews();
+    }
+    return out;
+  }
+
+  private evictViews(): void {
+    while (this.views.size > MAX_VIEWS || this.viewBytes > MAX_VIEW_BYTES) {
+      const [oldest, v] = this.views.entries().next().value!;
+      this.views.delete(oldest);
+      v.cached = false;
+      this.viewBytes -= v.bytes;
+    }
+  }
+
   private viewOf(visible: VisibleSetRef): View {
     if (visible.key !== null) {
       const hit = this.views.get(visible.key);
@@ -363,6 +497,7 @@ export class SearchIndex {
           return hit;
         }
         this.viewBytes -= hit.bytes;
+        hit.cached = false;
       }
     }
     const byPartition = new Map<Partition, { bits: Uint32Array; n: number; lenSums: Float64Array }>();
@@ -410,15 +545,12 @@ export class SearchIndex {
       p.normW = normW;
       bytes += normW.byteLength + p.bits.byteLength;
     }
-    const view: View = { parts, n, avgLen, bytes };
+    const view: View = { parts, n, avgLen, bytes, terms: new Map(), cached: false };
     if (visible.key !== null && bytes <= MAX_VIEW_BYTES) {
+      view.cached = true;
       this.views.set(visible.key, view);
       this.viewBytes += bytes;
-      while (this.views.size > MAX_VIEWS || this.viewBytes > MAX_VIEW_BYTES) {
-        const [oldest, v] = this.views.entries().next().value!;
-        this.views.delete(oldest);
-        this.viewBytes -= v.bytes;
-      }
+      this.evictViews();
     }
     return view;
   }

@@ -145,16 +145,38 @@ export class Partition {
     this.totalPostings = total;
     this.deadPostings = 0;
     this.acc = new Float64Array(0);
+    this.marks = new Uint32Array(0);
     this.epoch++;
     return map;
   }
 
   private touchedList = new Touched();
+  private candidateList = new Touched();
 
   /** The reusable touched list, emptied. */
   touched(): Touched {
     this.touchedList.n = 0;
     return this.touchedList;
+  }
+
+  /** The reusable candidate list (slots still able to reach the top k once pruning began), emptied. */
+  candidates(): Touched {
+    this.candidateList.n = 0;
+    return this.candidateList;
+  }
+
+  private marks = new Uint32Array(0);
+
+  /**
+   * Two reusable bitsets over the slots, zeroed: `seen` (slots some query term matched) and `cand` (slots scored
+   * before pruning began: the only ones pruned terms still add to). 2 bits a slot: they fit the L1 cache where the
+   * accumulator (64 bits a slot) does not, which is what the pruned phase of a long query reads per posting.
+   */
+  bitsets(): { seen: Uint32Array; cand: Uint32Array } {
+    const words = (this.ids.length + 31) >>> 5;
+    if (this.marks.length < 2 * words) this.marks = new Uint32Array(Math.max(64, (words * 2.5) | 0));
+    else this.marks.fill(0, 0, 2 * words);
+    return { seen: this.marks.subarray(0, words), cand: this.marks.subarray(words, 2 * words) };
   }
 
   accumulator(): Float64Array {
@@ -163,7 +185,7 @@ export class Partition {
   }
 
   bytes(): number {
-    let b = this.lens.byteLength + this.termCounts.byteLength + this.acc.byteLength + this.ids.length * 8;
+    let b = this.lens.byteLength + this.termCounts.byteLength + this.acc.byteLength + this.marks.byteLength + this.ids.length * 8;
     for (const [term, p] of this.postings) b += p.bytes + 2 * term.length + 96; // Map entry, object and array headers
     return b;
   }

@@ -3,6 +3,7 @@ import type { CatalogGeneration } from '../cache/catalog-generation';
 import { readSearchRows, readToolStamps } from '../persistence/search-rows';
 import { SearchIndex } from '../search/index';
 import type { Logger } from '../shared/logger';
+import type { EmbeddingSync } from './embedding-sync.service';
 
 /**
  * Keeps the search index (issue 18) equal to the stored catalog, incrementally, on every replica.
@@ -19,6 +20,10 @@ import type { Logger } from '../shared/logger';
  * Passes are coalesced (one at a time; changes during a pass make one more) and debounced after a change, so a
  * burst of publishes costs one pass. A search first catches up with the current generation (catchUp), so a change
  * is searchable on the next request, as it is listable.
+ *
+ * With the optional embedding stage configured, each pass hands the texts it loaded and the ids it removed to
+ * EmbeddingSync, which computes the vectors of changed texts in the background: a pass (and so a search's catchUp)
+ * never waits for the embeddings endpoint.
  */
 export interface SearchIndexLoad {
   readonly tools: number;
@@ -49,6 +54,8 @@ export class SearchIndexSync {
     private readonly ds: DataSource,
     private readonly generation: CatalogGeneration,
     private readonly log: Logger,
+    /** The optional embedding stage (TOOLCAT_EMBEDDINGS_URL), or null. */
+    readonly embeddings: EmbeddingSync | null = null,
   ) {
     this.unsubscribe = generation.onChange(() => this.schedule());
   }
@@ -89,11 +96,13 @@ export class SearchIndexSync {
     }
   }
 
-  stop(): void {
+  /** Stops following the catalog; resolves when the embedding pass in flight (if any) has ended. */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.embeddings?.stop();
   }
 
   private schedule(): void {
@@ -115,12 +124,12 @@ export class SearchIndexSync {
       live.add(s.toolId);
       if (this.indexed.get(s.toolId) !== s.rowHash) stale.push(s.toolId);
     }
-    let removed = 0;
+    const gone: string[] = [];
     for (const id of [...this.indexed.keys()]) {
       if (live.has(id)) continue;
       this.index.remove(id);
       this.indexed.delete(id);
-      removed++;
+      gone.push(id);
     }
     const loaded = await readSearchRows(this.ds, stale);
     const found = new Set<string>();
@@ -130,6 +139,8 @@ export class SearchIndexSync {
       found.add(doc.toolId);
       if (this.index.upsert(doc)) changed++;
       this.indexed.set(doc.toolId, rowHash);
+      // One hash per tool, here rather than after the loop: a first load of 100,000 tools stays in yielded steps.
+      this.embeddings?.offer([doc]);
       if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setImmediate(r));
     }
     // Deleted between the two reads: gone from the catalog, so gone from the index.
@@ -137,8 +148,10 @@ export class SearchIndexSync {
       if (found.has(id) || !this.indexed.has(id)) continue;
       this.index.remove(id);
       this.indexed.delete(id);
-      removed++;
+      gone.push(id);
     }
+    const removed = gone.length;
+    this.embeddings?.forget(gone);
     this.syncedGeneration = generation;
     const ms = performance.now() - started;
     if (!this.firstLoad) {

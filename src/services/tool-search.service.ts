@@ -82,9 +82,12 @@ export class ToolSearchService {
     for (let attempt = 0; ; attempt++) {
       await this.indexSync.catchUp();
       const set = await this.cache.visibleSetOf(p);
-      const result = this.indexSync.index.rank({ key: set.key, ids: set.ids }, q, k);
+      const visible = { key: set.key, ids: set.ids };
+      // The optional embedding stage fuses a cosine ranking of the same visible set (lexical alone if it fails).
+      const embeddings = this.indexSync.embeddings;
+      const result = embeddings ? await embeddings.rank(this.indexSync.index, visible, q, query as string, k) : this.indexSync.index.rank(visible, q, k);
       // The ETag's seed: what the bytes depend on besides the descriptors (equivalent spellings share the terms).
-      const seed = JSON.stringify([q.terms, q.weights, k]);
+      const seed = JSON.stringify([q.terms, q.weights, k, 'fused' in result && result.fused]);
       const doc: CachedDocument | null = await this.cache.orderedDocument(set, servedView(appliedView, appliedProfile), result.hits.map((h) => h.toolId), seed);
       if (doc) return { appliedView, appliedProfile, ...doc, scores: result.hits.map((h) => h.score), matched: result.matched, truncated: q.truncated };
       // The catalog changed between the visible set and the bytes: start over on fresh data (as CatalogCache.list).

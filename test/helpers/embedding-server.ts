@@ -18,7 +18,9 @@ export interface EmbeddingServerOptions {
 export interface EmbeddingServer {
   readonly baseUrl: string;
   /** Requests served and inputs embedded so far. */
-  readonly counts: { requests: number; inputs: number };
+  readonly counts: { requests: number; inputs: number; inFlight: number; maxInFlight: number };
+  /** The Authorization header of the last request (null: none): proves the key is sent, and only here. */
+  readonly lastAuthorization: string | null;
   options: EmbeddingServerOptions;
   close(): Promise<void>;
 }
@@ -51,10 +53,13 @@ export function hashingVector(text: string, dimensions = 256): number[] {
 }
 
 export async function startEmbeddingServer(options: EmbeddingServerOptions = {}): Promise<EmbeddingServer> {
-  const counts = { requests: 0, inputs: 0 };
-  const state: { options: EmbeddingServerOptions } = { options };
+  const counts = { requests: 0, inputs: 0, inFlight: 0, maxInFlight: 0 };
+  const state: { options: EmbeddingServerOptions; authorization: string | null } = { options, authorization: null };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
+    state.authorization = req.headers.authorization ?? null;
+    counts.maxInFlight = Math.max(counts.maxInFlight, ++counts.inFlight);
+    res.on('close', () => counts.inFlight--);
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const o = state.options;
@@ -89,6 +94,9 @@ export async function startEmbeddingServer(options: EmbeddingServerOptions = {})
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     counts,
+    get lastAuthorization() {
+      return state.authorization;
+    },
     get options() {
       return state.options;
     },

@@ -86,6 +86,44 @@ describe('embedding stage', () => {
     }
   });
 
+  it('embeds tools with at most `concurrency` requests in flight, in input order', async () => {
+    const s = new EmbeddingStage(new EmbeddingClient({ baseUrl: server.baseUrl, model: 'hashing-trick', batchSize: 1 }), { concurrency: 2 });
+    server.options = { dimensions: 128, delayMs: 20 };
+    server.counts.maxInFlight = 0;
+    try {
+      const inputs = DOCS.map((d) => s.inputOf(d));
+      const vectors = await s.embedInputs(inputs);
+      expect(server.counts.maxInFlight).to.equal(2);
+      expect(vectors.map((v) => Array.from(v).map((x) => Math.round(x * 1e4)))).to.deep.equal(inputs.map((i) => hashingVector(i.text, 128).map((x) => Math.round(x * 1e4))));
+    } finally {
+      server.options = { dimensions: 128 };
+    }
+  });
+
+  it('caches query vectors by text, and rests after a failure (injected clock)', async () => {
+    let now = 1000;
+    const s = new EmbeddingStage(new EmbeddingClient({ baseUrl: server.baseUrl, model: 'hashing-trick' }), { retryAfterMs: 500, now: () => now });
+    const before = server.counts.requests;
+    await s.queryVector('weather in Paris');
+    await s.queryVector('weather in Paris');
+    expect(server.counts.requests - before).to.equal(1);
+    server.options = { dimensions: 128, failStatus: 500 };
+    try {
+      let err: unknown;
+      await s.queryVector('weather in Rome').catch((e: unknown) => (err = e));
+      expect(err).to.be.instanceOf(EmbeddingError);
+      const afterFailure = server.counts.requests;
+      server.options = { dimensions: 128 };
+      await s.queryVector('weather in Rome').catch((e: unknown) => (err = e));
+      expect((err as Error).message).to.contain('failed recently');
+      expect(server.counts.requests).to.equal(afterFailure); // resting: not asked
+      now += 500;
+      expect((await s.queryVector('weather in Rome')).length).to.equal(128);
+    } finally {
+      server.options = { dimensions: 128 };
+    }
+  });
+
   it('refuses a malformed endpoint answer and a non-http base URL', async () => {
     expect(() => new EmbeddingClient({ baseUrl: 'file:///etc/passwd', model: 'm' })).to.throw(EmbeddingError);
     const bad = new EmbeddingClient({ baseUrl: `${server.baseUrl}/nowhere`, model: 'm' });
