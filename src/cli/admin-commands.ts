@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { type Classification, EGRESS_VALUES, REPLAY_POLICIES, SAFETY_TIERS } from '../catalog/descriptor';
 import { type Role, isRole } from '../catalog/principal';
@@ -47,14 +48,14 @@ export const keys = {
       const rows = (await app.services.tenancy.listPrincipals(op, t.id)).filter((p) => o.all || !p.revokedAt);
       printRows(rows.map((p) => ({ id: p.id, name: p.name, role: p.role, keyPrefix: p.keyPrefix, createdAt: p.createdAt, revokedAt: p.revokedAt })), ['id', 'name', 'role', 'keyPrefix', 'createdAt', 'revokedAt'], o.json);
     }),
-  create: (o: Json & { tenant: string; name: string; admin?: boolean; role?: string }) => {
+  create: (o: Json & { tenant: string; name?: string; admin?: boolean; role?: string }) => {
     // Issue 19: --admin means --role host-admin; both with different roles is a contradiction, refused.
     if (o.admin && o.role !== undefined && o.role !== 'host-admin') throw new UsageError(`--admin (host-admin) conflicts with --role ${o.role}; give one of them`);
     const role = o.admin ? 'host-admin' : (o.role ?? 'agent');
     if (!isRole(role)) throw new UsageError(`--role must be one of agent, tenant-admin, host-admin (got "${role}")`);
     return withOperator('keys create', async (app, op) => {
       const t = await tenantNamed(app, o.tenant);
-      const created = await app.services.tenancy.createPrincipal(op, t.id, o.name, role as Role);
+      const created = await app.services.tenancy.createPrincipal(op, t.id, o.name ?? `${role}-${randomBytes(3).toString('hex')}`, role as Role);
       if (o.json) printObject({ id: created.principal.id, name: created.principal.name, role: created.principal.role, tenant: t.name, apiKey: created.apiKey }, true);
       else process.stdout.write(`${created.apiKey}\n`);
     });

@@ -68,7 +68,7 @@ json(
     .command('create')
     .description('create a principal with a new API key; prints only the key (once)')
     .requiredOption('--tenant <name>', 'tenant name')
-    .option('--name <name>', 'principal name, unique among the active keys of the tenant', 'cli-key')
+    .option('--name <name>', 'principal name, unique among the active keys of the tenant (default: <role>-<6 random hex digits>)')
     .option('--admin', 'host-admin role (same as --role host-admin)')
     .addOption(new Option('--role <role>', 'role (default agent)').choices(['agent', 'tenant-admin', 'host-admin'])),
 ).action(async (o) => (await admin()).keys.create(o));

@@ -110,7 +110,7 @@ describe('config file: MCP servers', function () {
     const out = await promisify(execFile)(process.execPath, [cli, 'sync', '--config', cfg], { env });
     expect(out.stderr).to.match(/syncing everything … ok: \d+ tools served, 0 quarantined/);
     const missing = await promisify(execFile)(process.execPath, [cli, 'sync', 'nope'], { env }).then(() => null, (e: { stderr: string; code: number }) => e);
-    expect(missing?.code).to.equal(1);
+    expect(missing?.code, "not found: exit code 4").to.equal(4);
     expect(missing?.stderr).to.match(/no source named "nope"/);
     const unset = { ...env, TOOLCAT_TEST_SECRET: undefined };
     const failed = await promisify(execFile)(process.execPath, [cli, 'sync', 'everything', '--config', cfg], { env: unset }).then(() => null, (e: { stderr: string; code: number }) => e);
