@@ -33,8 +33,8 @@ import { ownerOfDecision } from './ownership';
  * 5. The database records the applied file's hash. Start-up applies a file only when none was applied yet or the
  *    same one was (so replicas started with different files never undo each other), unless forced.
  */
-export type PlanKind = 'extension' | 'mcp-server';
-export interface PlanItem {
+type PlanKind = 'extension' | 'mcp-server';
+interface PlanItem {
   readonly kind: PlanKind;
   /** toolId (ext.<name>) or source name. */
   readonly id: string;

@@ -22,7 +22,7 @@ describe('npm pack: the package installs into an empty folder and serves the dem
   const dir = mkdtempSync(join(tmpdir(), 'toolcat-pack-'));
   let server: ChildProcess | null = null;
   after(() => {
-    server?.kill('SIGKILL');
+    if (server?.pid && server.exitCode === null) process.kill(-server.pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -35,7 +35,9 @@ describe('npm pack: the package installs into an empty folder and serves the dem
     expect(files).to.include.members(['bin/toolcat.js', 'dist/src/cli/main.js', 'dist/src/app.js', 'demo/extensions.yaml', 'schemas/config/toolcat-config.schema.json', 'openapi.json', 'package.json']);
     expect(files.filter((f) => /^(dist\/)?(test|bench)\//.test(f) || /\.test\.js$/.test(f) || f.startsWith('src/')), 'no tests, bench or TypeScript sources').to.deep.equal([]);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string; exports: Record<string, unknown>; bin: Record<string, string> };
-    const targets = [pkg.main, ...Object.values(pkg.bin), ...JSON.stringify(pkg.exports).match(/"\.\/[^"]+"/g)!.map((s) => s.slice(1, -1))].map((p) => p.replace(/^\.\//, ''));
+    const values = (v: unknown): string[] => (typeof v === 'string' ? [v] : Object.values(v as Record<string, unknown>).flatMap(values));
+    const targets = [pkg.main, ...Object.values(pkg.bin), ...values(pkg.exports)].map((p) => p.replace(/^\.\//, ''));
+    expect(targets).to.include('dist/src/client/index.d.ts');
     for (const t of targets) expect(files, `${t} is in the package`).to.include(t);
   });
 
@@ -60,7 +62,8 @@ describe('npm pack: the package installs into an empty folder and serves the dem
     copyFileSync(join(ours, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), join(installed, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
 
     const env = { ...process.env, TOOLCAT_SQLITE_PATH: join(dir, 'demo.sqlite'), LOG_LEVEL: 'warn', DATABASE_URL: '', TOOLCAT_CONFIG_FILE: '' };
-    server = spawn('npx', ['--no-install', 'toolcat', 'serve', '--demo', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so the cleanup stops npx and the toolcat it started alike.
+    server = spawn('npx', ['--no-install', 'toolcat', 'serve', '--demo', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let err = '';
     const banner = await new Promise<{ url: string; key: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no demo banner:\n${err}`)), 120000);
@@ -81,7 +84,7 @@ describe('npm pack: the package installs into an empty folder and serves the dem
     expect(call.status).to.equal(200);
     expect(await call.text()).to.include('20');
     const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGTERM');
+    process.kill(-server.pid!, 'SIGTERM');
     await exited;
     server = null;
   });
