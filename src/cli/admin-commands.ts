@@ -55,7 +55,7 @@ export const keys = {
     if (!isRole(role)) throw new UsageError(`--role must be one of agent, tenant-admin, host-admin (got "${role}")`);
     return withOperator('keys create', async (app, op) => {
       const t = await tenantNamed(app, o.tenant);
-      const created = await app.services.tenancy.createPrincipal(op, t.id, o.name ?? `${role}-${randomBytes(3).toString('hex')}`, role as Role);
+      const created = await app.services.tenancy.createPrincipal(op, t.id, o.name ?? `${role}-${randomBytes(3).toString('hex')}`, role as Role, { uniqueName: true });
       if (o.json) printObject({ id: created.principal.id, name: created.principal.name, role: created.principal.role, tenant: t.name, apiKey: created.apiKey }, true);
       else process.stdout.write(`${created.apiKey}\n`);
     });

@@ -76,11 +76,12 @@ export async function migrate(o: { json?: boolean }): Promise<void> {
 /** Syncs one source or every enabled one; progress on stderr, a result line per source; exit 1 when one failed. */
 export async function sync(name: string | undefined, o: { config?: string; json?: boolean }): Promise<void> {
   const base: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), startSources: false };
-  if (!o.config) {
+  const file = o.config ?? base.configFile;
+  if (!file) {
     // Without a file to apply first, this is an operator command like the others (audited, the operator as actor).
     return withOperator('sources sync', (app) => syncWith(app, name, o.json), { startSources: false });
   }
-  const app = await createApp({ ...base, configFile: o.config });
+  const app = await createApp({ ...base, configFile: file });
   try {
     await syncWith(app, name, o.json);
   } finally {

@@ -119,19 +119,19 @@ export class TenancyService {
     });
   }
 
-  async createPrincipal(actor: Principal | null, tenantId: string, name: string, role: Role): Promise<CreatedPrincipal> {
+  async createPrincipal(actor: Principal | null, tenantId: string, name: string, role: Role, opts: { uniqueName?: boolean } = {}): Promise<CreatedPrincipal> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     if (p.role !== 'host-admin' && role === 'host-admin') {
       throw new CatalogError(CatalogErrorCode.Forbidden, 'Only a host admin can create host-admin principals.');
     }
     const scope = tenantScopeOf(p);
     if (scope && scope !== tenantId) throw notFound('tenant');
-    return this.createPrincipalUnchecked(tenantId, name, role, { uniqueName: true });
+    return this.createPrincipalUnchecked(tenantId, name, role, opts);
   }
 
   /**
-   * `uniqueName` (issue 19; the API and CLI path): a name an active principal of the tenant already has is refused,
-   * so `keys revoke --name` and the audit log name one key. Bootstrap paths (demo, tests) revoke first instead.
+   * `uniqueName` (issue 19; `toolcat keys create`): a name an active principal of the tenant already has is refused,
+   * so `keys revoke --name` and the audit log name one key. GraphQL keeps accepting repeated names (existing clients).
    */
   async createPrincipalUnchecked(tenantId: string, name: string, role: Role, opts: { uniqueName?: boolean } = {}): Promise<CreatedPrincipal> {
     if (!PRINCIPAL_NAME_PATTERN.test(name)) {

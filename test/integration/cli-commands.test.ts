@@ -3,7 +3,7 @@
  * output, documented exit codes (exit-codes.ts), one-line errors without stack traces unless --debug,
  * conflicting flags and duplicate principal names refused, and config plan/apply with ownership.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,5 +172,21 @@ describe('toolcat CLI commands (issue 19)', function () {
     expect((await jsonOf<Array<{ toolId: string }>>('tools', 'list')).map((t) => t.toolId)).to.include('ext.solo');
     expect((await ok('config', 'apply', none, '--prune')).stdout).to.match(/- remove extension ext\.solo: no longer in the file\n/);
     expect((await jsonOf<Array<{ toolId: string }>>('tools', 'list')).map((t) => t.toolId)).not.to.include('ext.solo');
+  });
+
+  it('serve --demo says that its keys replace the keys an earlier demo run printed', async () => {
+    const demoEnv = { ...env, TOOLCAT_SQLITE_PATH: join(dir, 'demo.sqlite'), TOOLCAT_CONFIG_FILE: '' };
+    const banner = () =>
+      new Promise<string>((resolve, reject) => {
+        const p = spawn(process.execPath, [CLI, 'serve', '--demo', '--port', '0'], { env: demoEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        p.stderr.on('data', (c) => {
+          err += String(c);
+          if (/GraphQL \(Apollo Sandbox\)/.test(err)) p.kill('SIGTERM');
+        });
+        p.once('exit', () => (/toolcat demo is running/.test(err) ? resolve(err) : reject(new Error(err))));
+      });
+    expect(await banner()).not.to.match(/replace/);
+    expect(await banner()).to.match(/These keys replace the demo keys printed by an earlier run \(2 revoked; they no longer work\)\./);
   });
 });
