@@ -47,6 +47,14 @@ forEachDatabase('config ownership (issue 19)', (database) => {
       expect(planLines(plan).join('\n')).to.match(/- remove extension ext\.calc: no longer in the file \(kept: removals need --prune\)/);
       await host.app.services.config.apply(loaded, { by: 'test', force: true });
       expect(((await host.get('/tools', t.key)).json() as Listed).map((d) => d.toolId)).to.deep.equal(['ext.calc', 'ext.clock']);
+      const recorded = (await host.app.dataSource.query('SELECT hash, file FROM config_application')) as Array<{ hash: string; file: string }>;
+      expect(recorded, 'the database records the applied file').to.deep.equal([{ hash: loaded.hash, file: MCP_ONLY }]);
+      await host.close();
+      // Restarting with the extensions file (forced: another file is applied) keeps the MCP-only file's source.
+      host = await startHost(db, { configFile: EXTENSIONS, configApply: { force: true, prune: false } }, false);
+      expect(((await host.app.dataSource.query('SELECT name FROM mcp_source')) as Array<{ name: string }>).map((r) => r.name)).to.deep.equal(['files']);
+      expect(host.logs.join('')).to.match(/- remove mcp-server files: no longer in the file \(kept: removals need --prune\)/);
+      await host.app.services.config.apply(loaded, { by: 'test', force: true });
       const pruned = await host.app.services.config.apply(loaded, { by: 'test', force: true, prune: true });
       expect(pruned.pruned).to.equal(true);
       expect(((await host.get('/tools', t.key)).json() as Listed).map((d) => d.toolId)).to.deep.equal([]);
