@@ -18,9 +18,9 @@ import { CatalogCache } from './cache/catalog-cache';
 import { CatalogGeneration } from './cache/catalog-generation';
 import { deriveCapabilities } from './catalog/capabilities';
 import { refreshDerivedRows } from './services/derived-refresh';
-import { CatalogError } from './catalog/catalog.errors';
 import type { Config } from './config/config';
-import { ConfigFileError, loadConfigFile } from './config/config-file';
+import { loadConfigFile } from './config/config-file';
+import { ConfigApplyService as ConfigApply, OtherConfigAppliedError, planLines } from './services/config-apply.service';
 import { createIdentity } from './auth/authenticator';
 import { AuditQueryService } from './audit/audit-query.service';
 import type { AppServices } from './graphql/services';
@@ -39,7 +39,6 @@ import { ToolCallStore } from './persistence/tool-call.store';
 import { GrantService } from './services/grant.service';
 import { TenancyService } from './services/tenancy.service';
 import { ToolAdminService } from './services/tool-admin.service';
-import { toSourceInput } from './sources/config-sources';
 import { SourceAdminService } from './sources/source-admin.service';
 import { SourceScheduler } from './sources/source-scheduler';
 import { SourceSnapshotService } from './sources/source-snapshot.service';
@@ -153,13 +152,15 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     await invocation.closeAbandoned().catch((err: unknown) => log.warn({ err }, 'could not close abandoned calls'));
     const abandonedSweep = setInterval(() => void invocation.closeAbandoned().catch(() => undefined), 5 * 60_000);
     abandonedSweep.unref();
+    const sources = new SourceAdminService(dataSource, log);
     const services: AppServices = {
       tenancy,
       grants: new GrantService(dataSource),
       ceilings: new CeilingService(dataSource),
       identity,
       toolAdmin,
-      sources: new SourceAdminService(dataSource, log),
+      sources,
+      config: new ConfigApply(dataSource, toolAdmin, sources),
       snapshots,
       sync,
       scheduler,
@@ -171,7 +172,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       callSessions: { drop: (source) => upstream.pool.drop(source) },
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
-    if (config.configFile) await applyConfigFile(services, config.configFile);
+    if (config.configFile) await applyConfigFile(services.config, config.configFile, config.configApply, log);
     // Sync at start runs in the background: a slow or broken server never delays serving the catalog.
     if (config.startSources) void scheduler.start();
 
@@ -253,32 +254,19 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
 /** Staging rows older than this were left by a process that died mid-sync (PostgreSQL; SQLite stages per connection). */
 const STAGING_MAX_AGE_MS = 60 * 60 * 1000;
 
-async function applyConfigFile(services: AppServices, file: string): Promise<void> {
+/**
+ * Start-up applies the config file the way `toolcat config apply` does (issue 19) and logs the same diff. A file
+ * other than the one the database has applied is not applied (another replica or operator applied that one):
+ * warned, and this replica serves what the database has, unless forced.
+ */
+async function applyConfigFile(config: ConfigApply, file: string, configApply: Config['configApply'], log: Logger): Promise<void> {
   const loaded = loadConfigFile(file);
   try {
-    await services.toolAdmin.replaceConfigExtensions(loaded.extensions);
+    const { plan, pruned } = await config.apply(loaded, { ...configApply, by: 'start-up' });
+    log.info({ file, hash: plan.hash, diff: planLines(plan, { prune: pruned }) }, 'config file applied');
+    if (plan.remove.length && !pruned) log.warn({ file, kept: plan.remove.map((r) => r.id) }, 'config file: what it no longer declares is kept; start with --config-prune (TOOLCAT_CONFIG_PRUNE=true) or run `toolcat config apply --prune` to remove it');
   } catch (err) {
-    if (err instanceof CatalogError && Array.isArray(err.cause)) {
-      const problems = err.cause as Array<{ index: number; problem: string }>;
-      throw new ConfigFileError(file, problems.map((p) => ({ at: `/extensions/${p.index}`, problem: p.problem })));
-    }
-    throw err;
-  }
-  const problems: Array<{ at: string; problem: string }> = [];
-  const inputs = [];
-  for (const [i, s] of loaded.mcpServers.entries()) {
-    let tenantId: string | null = null;
-    if (s.tenant) {
-      tenantId = (await services.tenancy.findTenantByName(s.tenant))?.id ?? null;
-      if (!tenantId) problems.push({ at: `/mcpServers/${i}/tenant`, problem: `no tenant named "${s.tenant}"` });
-    }
-    inputs.push(toSourceInput(s, () => tenantId));
-  }
-  if (problems.length) throw new ConfigFileError(file, problems);
-  try {
-    await services.sources.replaceConfigSources(inputs);
-  } catch (err) {
-    if (err instanceof CatalogError) throw new ConfigFileError(file, [{ at: '/mcpServers', problem: err.message }]);
-    throw err;
+    if (!(err instanceof OtherConfigAppliedError)) throw err;
+    log.warn({ file, hash: err.plan.hash, applied: err.plan.applied, diff: planLines(err.plan) }, err.message);
   }
 }

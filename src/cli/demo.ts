@@ -6,17 +6,38 @@ export const DEMO_EXTENSIONS_FILE = join(__dirname, '..', '..', '..', 'demo', 'e
 
 /**
  * Demo bootstrap: a `demo` tenant granted every tool, and fresh agent and host-admin keys printed once.
- * Earlier demo keys are revoked, so only the keys of the running demo work.
+ * Earlier demo keys are revoked, so only the keys of the running demo work (and the banner says so).
  */
-export async function seedDemo(app: App): Promise<{ agentKey: string; adminKey: string }> {
+export async function seedDemo(app: App): Promise<{ agentKey: string; adminKey: string; replaced: number }> {
   const { tenancy, grants } = app.services;
   let tenant = await tenancy.findTenantByName(DEMO_TENANT);
   if (!tenant) {
     tenant = await tenancy.createTenantUnchecked(DEMO_TENANT);
     await grants.createGrantUnchecked({ tenantId: tenant.id, toolPattern: '*' });
   }
-  await tenancy.revokeByNameUnchecked(tenant.id, ['demo-agent', 'demo-admin']);
+  const replaced = await tenancy.revokeByNameUnchecked(tenant.id, ['demo-agent', 'demo-admin']);
   const agent = await tenancy.createPrincipalUnchecked(tenant.id, 'demo-agent', 'agent');
   const admin = await tenancy.createPrincipalUnchecked(tenant.id, 'demo-admin', 'host-admin');
-  return { agentKey: agent.apiKey, adminKey: admin.apiKey };
+  return { agentKey: agent.apiKey, adminKey: admin.apiKey, replaced };
+}
+
+/**
+ * What `serve --demo` prints (stderr). Issue 19: it says that these keys replace the ones an earlier demo run
+ * printed, which stop working now.
+ */
+export function demoBanner(url: string, keys: { agentKey: string; adminKey: string; replaced: number }, workspace: string): string {
+  const replaced = keys.replaced
+    ? `  These keys replace the demo keys printed by an earlier run (${keys.replaced} revoked; they no longer work).\n`
+    : '';
+  return (
+    `\ntoolcat demo is running at ${url}\n` +
+    `  agent key (tenant "demo"): ${keys.agentKey}\n` +
+    `  host-admin key:            ${keys.adminKey}\n` +
+    replaced +
+    `\n  curl -H "Authorization: Bearer ${keys.agentKey}" ${url}/tools\n` +
+    `  curl -H "Authorization: Bearer ${keys.agentKey}" -H "Content-Type: application/json" \\\n` +
+    `       -d '{"arguments":{"expression":"(2 + 3) * 4"}}' ${url}/tools/ext.calculator/calls\n` +
+    `  demo workspace (read_file, write_file): ${workspace}\n` +
+    `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`
+  );
 }

@@ -1,233 +1,153 @@
-import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
-import { compact } from '../catalog/compact';
-import { createApp } from '../app';
-import { SYSTEM_ACTOR, runAudited } from '../audit/audit-context';
-import { type Config, ConfigError, loadConfig } from '../config/config';
-import { ConfigFileError } from '../config/config-file';
-import { CatalogError } from '../catalog/catalog.errors';
-import { isRole } from '../catalog/principal';
-import { createDataSource } from '../persistence/data-source';
-import { DEMO_EXTENSIONS_FILE, seedDemo } from './demo';
-import { startDemoImplementations } from './demo-implementations';
+import { join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, UsageError, exitCodeOf, oneLine } from './exit-codes';
 
 /**
- * `npx toolcat <command>`: the operator's entry point. The only file besides config.ts that touches
- * process.env, and the only one that listens. Data goes to stdout, progress and errors to stderr.
+ * `npx toolcat <command>`: the operator's entry point. The only file besides config.ts that touches process.env,
+ * and the only one that listens. Data goes to stdout, progress and errors to stderr; errors are one line with an
+ * exit code from exit-codes.ts (a stack trace only with --debug).
+ *
+ * Issue 19: this file loads commander and nothing else. Each action imports its module when it runs, so
+ * `--help` never loads the app, TypeORM, GraphQL or the database drivers (test/integration/cli-lazy.test.ts).
  */
-const program = new Command('toolcat').description('toolcat: a tool catalog service for AI-agent hosts').showHelpAfterError();
+const program = new Command('toolcat')
+  .description('toolcat: a tool catalog service for AI-agent hosts')
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .option('--debug', 'print stack traces of errors')
+  .showHelpAfterError()
+  .exitOverride();
+
+const json = (c: Command) => c.option('--json', 'print JSON');
+const serveCommands = () => import('./serve-commands');
+const admin = () => import('./admin-commands');
+const configCommands = () => import('./config-commands');
 
 program
   .command('serve')
   .description('run the service (SQLite ./data/toolcat.sqlite unless DATABASE_URL is set)')
-  .option('--demo', 'load the demo extensions and print demo API keys')
+  .option('--demo', 'load the demo extensions and print demo API keys (they replace the keys of an earlier demo run)')
   .option('--port <port>', 'listen port (default $PORT or 8080)')
   .option('--host <host>', 'listen address (default $HOST or 127.0.0.1)')
   .option('--config <file>', 'config file with host extensions and MCP servers, YAML or JSON (default $TOOLCAT_CONFIG_FILE)')
   .option('--extensions <file>', 'alias of --config')
+  .option('--config-prune', 'at start, also remove what the config file owns and no longer declares ($TOOLCAT_CONFIG_PRUNE)')
+  .option('--config-force', 'at start, apply the config file even if the database has another one applied ($TOOLCAT_CONFIG_FORCE)')
   .option('--migrate', 'run pending migrations before serving')
-  .action(async (o: { demo?: boolean; port?: string; host?: string; config?: string; extensions?: string; migrate?: boolean }) => {
-    const env = { ...process.env };
-    if (o.port !== undefined) env.PORT = o.port;
-    if (o.host !== undefined) env.HOST = o.host;
-    const file = o.config ?? o.extensions;
-    if (file) env.TOOLCAT_CONFIG_FILE = file;
-    else if (o.demo && !env.TOOLCAT_CONFIG_FILE && !env.TOOLCAT_EXTENSIONS_FILE) env.TOOLCAT_CONFIG_FILE = DEMO_EXTENSIONS_FILE;
-    if (o.migrate) env.TOOLCAT_MIGRATE = 'true';
-    // The demo's extensions are called through its own signed endpoint (issue 14), started before the config names it.
-    const demo = o.demo ? await startDemoImplementations() : null;
-    if (demo) {
-      env.TOOLCAT_DEMO_EXTENSIONS_URL = demo.url;
-      env.TOOLCAT_DEMO_EXTENSIONS_SECRET = demo.secret;
-    }
-    const config = loadConfig(env);
-    const app = await createApp(config);
-    const { url } = await app.listen();
-    app.log.info({ url, db: config.db.type }, 'toolcat listening');
-    if (o.demo) {
-      const keys = await seedDemo(app);
-      process.stderr.write(
-        `\ntoolcat demo is running at ${url}\n` +
-          `  agent key (tenant "demo"): ${keys.agentKey}\n` +
-          `  host-admin key:            ${keys.adminKey}\n\n` +
-          `  curl -H "Authorization: Bearer ${keys.agentKey}" ${url}/tools\n` +
-          `  curl -H "Authorization: Bearer ${keys.agentKey}" -H "Content-Type: application/json" \\\n` +
-          `       -d '{"arguments":{"expression":"(2 + 3) * 4"}}' ${url}/tools/ext.calculator/calls\n` +
-          `  demo workspace (read_file, write_file): ${demo!.workspace}\n` +
-          `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`,
-      );
-    }
-    const drainMs = Number(process.env.TOOLCAT_DRAIN_MS ?? 10_000);
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      app.log.info({ drainMs }, 'shutting down: draining in-flight requests');
-      await app.close(drainMs);
-      await demo?.close();
-      app.log.info('stopped');
-      process.exit(0);
-    };
-    // `on`, not `once`: a library's signal-exit hook re-raises the signal when it sees no other listener left,
-    // which would kill the process in the middle of draining.
-    process.on('SIGINT', () => void stop());
-    process.on('SIGTERM', () => void stop());
+  .action(async (o: { config?: string; extensions?: string }) => {
+    if (o.config !== undefined && o.extensions !== undefined && o.config !== o.extensions) throw new UsageError('--config and --extensions name the same thing; give one');
+    await (await serveCommands()).serve(o);
   });
 
-program
-  .command('migrate')
-  .description('apply pending database migrations')
-  .action(async () => {
-    const config = loadConfig(process.env);
-    const ds = createDataSource(config.db);
-    await ds.initialize();
-    try {
-      const applied = await ds.runMigrations({ transaction: 'all' });
-      process.stderr.write(applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}\n` : 'no pending migrations\n');
-    } finally {
-      await ds.destroy();
-    }
-  });
+json(program.command('migrate').description('apply pending database migrations')).action(async (o: { json?: boolean }) => (await serveCommands()).migrate(o));
 
-program
-  .command('sync [source]')
-  .description('sync one MCP source, or every enabled one, now; prints progress (pages, tools read) and a result line per source')
-  .option('--config <file>', 'config file to apply first (default $TOOLCAT_CONFIG_FILE)')
-  .action(async (name: string | undefined, o: { config?: string }) => {
-    const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), startSources: false };
-    const app = await createApp(o.config ? { ...config, configFile: o.config } : config);
-    let failed = false;
-    // Issue 12 defect 6: a long sync shows what it has read so far. On a terminal one line is rewritten in place;
-    // otherwise a line at most every half second, each starting like the result line.
-    const tty = process.stderr.isTTY === true;
-    let lastLine = 0;
-    const unsubscribe = app.services.sync.onProgress((p) => {
-      const now = Date.now();
-      if (!tty && now - lastLine < 500) return;
-      lastLine = now;
-      process.stderr.write(`${tty ? '\r\x1b[K' : ''}syncing ${p.source} … page ${p.pages}, ${p.toolsRead} tools read${tty ? '' : '\n'}`);
-    });
-    try {
-      if (name && !(await app.services.sources.names(false)).includes(name)) throw new CatalogError('NOT_FOUND', `no source named "${name}"`);
-      const names = name ? [name] : await app.services.sources.names(true);
-      for (const n of names) {
-        lastLine = 0;
-        if (tty) process.stderr.write(`syncing ${n} …`);
-        const r = await app.services.sync.sync(n);
-        failed ||= r.status === 'failing';
-        process.stderr.write(
-          `${tty ? '\r\x1b[K' : ''}syncing ${n} … ${r.status}: ${r.toolCount} tools served, ${r.quarantinedCount} quarantined, +${r.added} ~${r.changed} -${r.removed} in ${r.durationMs} ms${r.error ? ` (${r.error})` : ''}\n`,
-        );
-      }
-      if (!names.length) process.stderr.write('no enabled sources\n');
-    } finally {
-      unsubscribe();
-      await app.close();
-    }
-    if (failed) process.exitCode = 1;
-  });
+json(
+  program
+    .command('sync [source]')
+    .description('sync one MCP source, or every enabled one, now (same as `sources sync`); progress on stderr, a result line per source')
+    .option('--config <file>', 'config file to apply first (default $TOOLCAT_CONFIG_FILE)'),
+).action(async (name: string | undefined, o: { config?: string; json?: boolean }) => (await serveCommands()).sync(name, o));
 
 program
   .command('compact [file]')
   .description('print the compact view of a JSON Schema (file or stdin) as JSON, as agents get it with ?view=compact')
   .option('--notes', 'print { "schema", "notes" }: the schema and what compaction relaxed')
-  .action(async (file: string | undefined, o: { notes?: boolean }) => {
-    const text = file && file !== '-' ? readFileSync(file, 'utf8') : await readStdin();
-    let schema: unknown;
-    try {
-      schema = JSON.parse(text);
-    } catch (err) {
-      throw new CatalogError('BAD_USER_INPUT', `${file ?? 'stdin'} is not JSON: ${(err as Error).message}`);
-    }
-    const result = compact(schema);
-    process.stdout.write(`${JSON.stringify(o.notes ? { schema: result.schema, notes: result.notes } : result.schema, null, 2)}\n`);
-  });
+  .action(async (file: string | undefined, o: { notes?: boolean }) => (await serveCommands()).compact(file, o));
 
 const tenants = program.command('tenants').description('manage tenants');
-tenants
-  .command('create <name>')
-  .description('create a tenant; prints its id')
-  .action(async (name: string) =>
-    withApp(async (app) => {
-      const t = await app.services.tenancy.createTenantUnchecked(name);
-      process.stdout.write(`${t.id}\n`);
-    }),
-  );
-tenants
-  .command('list')
-  .description('list tenants (id and name)')
-  .action(async () =>
-    withApp(async (app) => {
-      const rows = (await app.dataSource.query('SELECT id, name FROM tenant ORDER BY name')) as Array<{ id: string; name: string }>;
-      for (const r of rows) process.stdout.write(`${r.id}\t${r.name}\n`);
-    }),
-  );
+json(tenants.command('list').description('list tenants')).action(async (o) => (await admin()).tenants.list(o));
+json(tenants.command('create <name>').description('create a tenant; prints its id')).action(async (name: string, o) => (await admin()).tenants.create(name, o));
+json(tenants.command('delete <name>').description('delete a tenant with its keys, grants and tenant-scoped tools')).action(async (name: string, o) => (await admin()).tenants.delete(name, o));
 
-program
-  .command('keys')
-  .description('manage API keys')
-  .command('create')
-  .description('create a principal with a new API key; prints only the key')
-  .requiredOption('--tenant <name>', 'tenant name')
-  .option('--name <name>', 'principal name', 'cli-key')
-  .option('--admin', 'host-admin role (manages everything)')
-  .addOption(new Option('--role <role>', 'agent | tenant-admin | host-admin').default('agent'))
-  .action(async (o: { tenant: string; name: string; admin?: boolean; role: string }) =>
-    withApp(async (app) => {
-      const role = o.admin ? 'host-admin' : o.role;
-      if (!isRole(role)) throw new CatalogError('BAD_USER_INPUT', '--role must be agent, tenant-admin or host-admin');
-      const tenant = await app.services.tenancy.findTenantByName(o.tenant);
-      if (!tenant) throw new CatalogError('NOT_FOUND', `no tenant named "${o.tenant}"`);
-      const created = await app.services.tenancy.createPrincipalUnchecked(tenant.id, o.name, role);
-      process.stdout.write(`${created.apiKey}\n`);
-    }),
-  );
+const keys = program.command('keys').description('manage API keys (principals)');
+json(keys.command('list').description('list the active keys of a tenant (never the keys themselves: their prefixes)').requiredOption('--tenant <name>', 'tenant name').option('--all', 'include revoked keys')).action(
+  async (o) => (await admin()).keys.list(o),
+);
+json(
+  keys
+    .command('create')
+    .description('create a principal with a new API key; prints only the key (once)')
+    .requiredOption('--tenant <name>', 'tenant name')
+    .option('--name <name>', 'principal name, unique among the active keys of the tenant (default: <role>-<6 random hex digits>)')
+    .option('--admin', 'host-admin role (same as --role host-admin)')
+    .addOption(new Option('--role <role>', 'role (default agent)').choices(['agent', 'tenant-admin', 'host-admin'])),
+).action(async (o) => (await admin()).keys.create(o));
+json(keys.command('revoke [id]').description('revoke a key by principal id, or by --tenant and --name').option('--tenant <name>', 'tenant name').option('--name <name>', 'principal name')).action(
+  async (id: string | undefined, o) => (await admin()).keys.revoke(id, o),
+);
 
-program
-  .command('grants')
-  .description('manage grants')
-  .command('create')
-  .description('grant a tenant the tools matching a pattern; prints the grant id')
-  .requiredOption('--tenant <name>', 'tenant name')
-  .requiredOption('--pattern <pattern>', 'toolId pattern, * matches any run of characters')
-  .option('--source <source>', 'mcp | host-extension')
-  .option('--max-tier <tier>', 'highest safetyTier: pure | read | write | exec')
-  .action(async (o: { tenant: string; pattern: string; source?: string; maxTier?: string }) =>
-    withApp(async (app) => {
-      const tenant = await app.services.tenancy.findTenantByName(o.tenant);
-      if (!tenant) throw new CatalogError('NOT_FOUND', `no tenant named "${o.tenant}"`);
-      const g = await app.services.grants.createGrantUnchecked({ tenantId: tenant.id, toolPattern: o.pattern, source: o.source, maxSafetyTier: o.maxTier });
-      process.stdout.write(`${g.id}\n`);
-    }),
-  );
+const grants = program.command('grants').description('manage grants');
+json(grants.command('list').description('list the grants of a tenant').requiredOption('--tenant <name>', 'tenant name')).action(async (o) => (await admin()).grants.list(o));
+json(
+  grants
+    .command('create')
+    .description('grant a tenant the tools matching a pattern; prints the grant id')
+    .requiredOption('--tenant <name>', 'tenant name')
+    .requiredOption('--pattern <pattern>', 'toolId pattern, * matches any run of characters')
+    .addOption(new Option('--source <source>', 'only tools of this source').choices(['mcp', 'host-extension']))
+    .addOption(new Option('--max-tier <tier>', 'highest safetyTier').choices(['pure', 'read', 'write', 'exec']))
+    .option('--principal <id>', 'narrow the grant to one principal')
+    .option('--group <name>', 'narrow the grant to a group (JWT groups claim)'),
+).action(async (o) => (await admin()).grants.create(o));
+json(grants.command('delete <id>').description('delete a grant')).action(async (id: string, o) => (await admin()).grants.delete(id, o));
 
-function readStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (c) => (data += c));
-    process.stdin.on('end', () => resolve(data));
-    process.stdin.on('error', reject);
-  });
-}
+const sources = program.command('sources').description('manage MCP sources');
+json(sources.command('list').description('list MCP sources with owner (config | api) and sync status')).action(async (o) => (await admin()).sources.list(o));
+json(sources.command('sync [source]').description('sync one source, or every enabled one, now').option('--config <file>', 'config file to apply first')).action(
+  async (name: string | undefined, o: { config?: string; json?: boolean }) => (await serveCommands()).sync(name, o),
+);
+json(sources.command('remove <name>').description('remove a source and every tool it served')).action(async (name: string, o) => (await admin()).sources.remove(name, o));
 
-async function withApp(fn: (app: Awaited<ReturnType<typeof createApp>>) => Promise<void>): Promise<void> {
-  const config: Config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }), configFile: null, startSources: false };
-  const app = await createApp(config);
+const tools = program.command('tools').description('tools and their classification');
+json(tools.command('list').description('list every tool with owner, classification and who made it').addOption(new Option('--source <source>', 'only this source').choices(['mcp', 'host-extension']))).action(
+  async (o) => (await admin()).tools.list(o),
+);
+json(
+  tools
+    .command('classify <toolId>')
+    .description('set the host classification of a tool (exec only for host extensions)')
+    .addOption(new Option('--tier <tier>', 'safetyTier').choices(['pure', 'read', 'write', 'exec']).makeOptionMandatory())
+    .addOption(new Option('--replay <policy>', 'replayPolicy').choices(['deterministic', 'idempotent', 'non-idempotent']).makeOptionMandatory())
+    .addOption(new Option('--egress <egress>', 'egress').choices(['none', 'restricted', 'open']).makeOptionMandatory()),
+).action(async (toolId: string, o) => (await admin()).tools.classify(toolId, o));
+json(tools.command('unclassify <toolId>').description('withdraw the decision for an MCP tool (it becomes write again)')).action(async (toolId: string, o) => (await admin()).tools.unclassify(toolId, o));
+
+json(
+  program
+    .command('audit')
+    .description('the audit log, newest first')
+    .option('--first <n>', 'how many rows (1-500)', '50')
+    .option('--action <action>', 'only this action (e.g. classifyTool, cli:keys create, applyConfigFile)')
+    .option('--target <id>', 'only this target id'),
+).action(async (o) => (await admin()).audit(o));
+
+const config = program.command('config').description('the config file: plan and apply with ownership (docs/operators.md)');
+json(config.command('plan <file>').description('print the exact diff applying the file would make; changes nothing').option('--prune', 'show removals as applied').option('--reset-drift', 'plan as if the file\'s word won over API changes')).action(
+  async (file: string, o) => (await configCommands()).plan(file, o),
+);
+json(
+  config
+    .command('apply <file>')
+    .description('apply the file (prints the diff); what the API owns is never changed; removals need --prune')
+    .option('--prune', 'also remove what the file owns and no longer declares')
+    .option('--reset-drift', 'the file\'s word wins over API changes to what it owns (re-create deleted, restore classifications)'),
+).action(async (file: string, o) => (await configCommands()).apply(file, o));
+
+function packageVersion(): string {
+  // dist/src/cli -> the package root (the only layout that runs: bin/toolcat.js requires the build).
   try {
-    // Operator changes are audited like admin mutations, with the command as the action.
-    await runAudited({ action: `cli:${process.argv.slice(2, 4).join(' ')}`, requestId: null, actor: SYSTEM_ACTOR }, () => fn(app));
-  } finally {
-    await app.close();
+    return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
   }
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof ConfigFileError || err instanceof CatalogError) {
-    process.stderr.write(`toolcat: ${err.message}\n`);
-  } else {
-    process.stderr.write(`toolcat: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  if (err instanceof CommanderError) {
+    // --help and --version end here with code 0; usage errors have been printed by commander already.
+    process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
   }
-  process.exit(1);
+  process.stderr.write(`toolcat: ${oneLine(err)}\n`);
+  if (process.argv.includes('--debug') && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.exit(exitCodeOf(err));
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
@@ -37,8 +38,25 @@ export interface ConfigFileSource {
 }
 
 export interface ConfigFile {
+  readonly file: string;
   readonly extensions: HostExtensionInput[];
   readonly mcpServers: ConfigFileSource[];
+  /** sha256 of the canonical JSON of the content: the same for the same declarations, whatever the formatting. */
+  readonly hash: string;
+}
+
+/** Canonical JSON (keys sorted at every level), the input of every hash of config content. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 export function loadConfigFile(file: string): ConfigFile {
@@ -53,16 +71,8 @@ export function loadConfigFile(file: string): ConfigFile {
     throw new ConfigFileError(file, doc.errors.map((e) => ({ at: `line ${e.linePos?.[0].line ?? '?'}, column ${e.linePos?.[0].col ?? '?'}`, problem: e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '') })));
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
-  validate ??= new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
-  if (!validate(data)) {
-    throw new ConfigFileError(
-      file,
-      (validate.errors ?? []).map((e) => ({
-        at: e.instancePath,
-        problem: e.keyword === 'additionalProperties' ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"` : (e.message ?? 'invalid'),
-      })),
-    );
-  }
+  validate ??= new Ajv2020({ allErrors: true, strict: true, verbose: true }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
+  if (!validate(data)) throw new ConfigFileError(file, schemaProblems(validate.errors ?? []));
   const extensions = (data as { extensions?: HostExtensionInput[] }).extensions ?? [];
   const mcpServers = (data as { mcpServers?: ConfigFileSource[] }).mcpServers ?? [];
   const seen = new Map<string, number>();
@@ -79,5 +89,40 @@ export function loadConfigFile(file: string): ConfigFile {
     else sourceNames.set(x.name, i);
   });
   if (dupes.length) throw new ConfigFileError(file, dupes);
-  return { extensions, mcpServers };
+  return { file, extensions, mcpServers, hash: sha256Hex(canonicalJson({ extensions, mcpServers })) };
+}
+
+interface SchemaError {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string;
+  readonly parentSchema?: unknown;
+  readonly data?: unknown;
+}
+
+/**
+ * Issue 19: each problem names the entry it is about (`/mcpServers/2/command`, not `/mcpServers/2`) and, where the
+ * schema has a closed list, the allowed values. `if`/`then` wrappers only repeat what their inner errors say.
+ */
+function schemaProblems(errors: readonly SchemaError[]): Array<{ at: string; problem: string }> {
+  const out: Array<{ at: string; problem: string }> = [];
+  for (const e of errors) {
+    if (e.keyword === 'if') continue;
+    if (e.keyword === 'additionalProperties') {
+      const field = String(e.params.additionalProperty);
+      const allowed = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      out.push({ at: `${e.instancePath}/${field}`, problem: `unknown field "${field}"${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` });
+    } else if (e.keyword === 'required') {
+      out.push({ at: `${e.instancePath}/${String(e.params.missingProperty)}`, problem: 'is required' });
+    } else if (e.keyword === 'enum') {
+      const allowed = (e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      out.push({ at: e.instancePath, problem: `must be one of ${allowed} (got ${JSON.stringify(e.data)})` });
+    } else if (e.keyword === 'const') {
+      out.push({ at: e.instancePath, problem: `must be ${JSON.stringify(e.params.allowedValue)} (got ${JSON.stringify(e.data)})` });
+    } else {
+      out.push({ at: e.instancePath, problem: e.message ?? 'invalid' });
+    }
+  }
+  return out;
 }

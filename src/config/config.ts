@@ -34,6 +34,11 @@ export interface Config {
   readonly http: { readonly host: string; readonly port: number };
   /** Config file with host extensions and MCP servers (YAML or JSON); null: none. */
   readonly configFile: string | null;
+  /**
+   * How start-up applies the config file (issue 19): `prune` also removes what the file no longer declares;
+   * `force` applies it even though the database has another file applied (by another replica or operator).
+   */
+  readonly configApply: { readonly prune: boolean; readonly force: boolean };
   /** Bounds on one MCP source sync. */
   readonly syncLimits: SyncLimits;
   /** How many syncs run at once, and how often a source's notifications may trigger one (issue 12). */
@@ -74,6 +79,8 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   HOST: 'listen address (default 127.0.0.1)',
   PORT: 'listen port (default 8080; 0 picks a free one)',
   TOOLCAT_CONFIG_FILE: 'config file with host extensions and MCP servers, YAML or JSON (default: none; TOOLCAT_EXTENSIONS_FILE is an alias)',
+  TOOLCAT_CONFIG_PRUNE: 'true|false: at start, also remove what the config file owns and no longer declares (default false: listed, kept)',
+  TOOLCAT_CONFIG_FORCE: 'true|false: at start, apply the config file even if the database has another one applied (default false: not applied, warned)',
   TOOLCAT_DRAIN_MS: 'on SIGTERM, how long in-flight requests may take to finish (default 10000)',
   TOOLCAT_HEALTH_PROBE_MS: 'how often the database is probed for readiness (default 1000)',
   TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
@@ -145,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     db,
     http: { host: env.HOST || '127.0.0.1', port: int('PORT', 8080, 0, 65535) },
     configFile: env.TOOLCAT_CONFIG_FILE || env.TOOLCAT_EXTENSIONS_FILE || null,
+    configApply: { prune: bool('TOOLCAT_CONFIG_PRUNE', false), force: bool('TOOLCAT_CONFIG_FORCE', false) },
     syncLimits: loadSyncLimits(int),
     syncPolicy: loadSyncPolicy(int),
     startSources: true,

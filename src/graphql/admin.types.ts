@@ -58,6 +58,8 @@ export class AdminToolType {
   @Field(() => String) toolId!: string;
   @Field(() => String) source!: string;
   @Field(() => String, { description: 'config | graphql for host extensions; the source name for MCP tools.' }) origin!: string;
+  @Field(() => String, { description: 'config | api: who owns the tool (an MCP tool: its source\'s owner). Applying a config file never changes what the API owns (docs/operators.md).' }) owner!: string;
+  @Field(() => String, { nullable: true, description: 'config | api: who made the classification in force; null: none (the fail-closed default applies). An API classification of a config tool is kept when the file is applied again.' }) classificationOwner!: string | null;
   @Field(() => ID, { nullable: true }) tenantId!: string | null;
   @Field(() => Boolean, { description: 'false: no host decision; the fail-closed default applies (TC-DESC-6).' }) classified!: boolean;
   @Field(() => GraphQLJSON, {

@@ -5,6 +5,7 @@ import type { ToolCallStore } from '../persistence/tool-call.store';
 import type { Capabilities } from '../catalog/capabilities';
 import type { CatalogReadService } from '../services/catalog-read.service';
 import type { CeilingService } from '../services/ceiling.service';
+import type { ConfigApplyService } from '../services/config-apply.service';
 import type { GrantService } from '../services/grant.service';
 import type { TenancyService } from '../services/tenancy.service';
 import type { ToolAdminService } from '../services/tool-admin.service';
@@ -23,6 +24,8 @@ export interface AppServices {
   readonly identity: Pick<Identity, 'principalFromClaims'>;
   readonly toolAdmin: ToolAdminService;
   readonly sources: SourceAdminService;
+  /** The config file's plan and apply, with ownership (issue 19): start-up and `toolcat config`. */
+  readonly config: ConfigApplyService;
   readonly snapshots: SourceSnapshotService;
   readonly sync: SourceSyncService;
   readonly scheduler: SourceScheduler;

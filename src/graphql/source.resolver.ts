@@ -1,3 +1,4 @@
+import { ownerOfOrigin } from '../services/ownership';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { McpSourceEntity } from '../persistence/mcp-source.entity';
@@ -128,7 +129,7 @@ export class SourceResolver {
     return Object.assign(new McpSourceType(), {
       name: r.name, transport: r.transport, command: redactText(r.command), args: redactArgs(JSON.parse(r.args) as string[]), url: redactText(r.publicUrl),
       envNames: names.env.map((n) => redactText(n)), headerNames: names.headers.map((n) => redactText(n)),
-      tenantId: r.tenantId, driftPolicy: r.driftPolicy, syncIntervalSeconds: r.syncIntervalSeconds, enabled: Boolean(r.enabled), origin: r.origin,
+      tenantId: r.tenantId, driftPolicy: r.driftPolicy, syncIntervalSeconds: r.syncIntervalSeconds, enabled: Boolean(r.enabled), origin: r.origin, owner: ownerOfOrigin(r.origin),
       status: r.status, lastError: redactText(r.lastError), lastSyncAt: r.lastSyncAt, lastSuccessAt: r.lastSuccessAt, toolCount: r.toolCount, quarantinedCount: r.quarantinedCount,
       ...this.liveState(r),
     });

@@ -23,6 +23,7 @@ export class McpSourceType {
   @Field(() => Int) syncIntervalSeconds!: number;
   @Field(() => Boolean) enabled!: boolean;
   @Field(() => String, { description: 'config | graphql' }) origin!: string;
+  @Field(() => String, { description: 'config | api: who owns the source. Applying a config file never changes or removes what the API owns (docs/operators.md).' }) owner!: string;
   @Field(() => String, { description: 'never-synced | ok | degraded | failing' }) status!: string;
   @Field(() => String, { nullable: true, description: 'Why the last sync failed; the source\'s secret values and anything credential-shaped are redacted.' }) lastError!: string | null;
   @Field(() => String, { nullable: true }) lastSyncAt!: string | null;

@@ -18,13 +18,14 @@ export class ToolAdminResolver {
 
   @Query(() => [AdminToolType], { description: 'host-admin: every tool with its upstream claims and the host decision.' })
   async adminTools(@Ctx() ctx: GraphQLContext): Promise<AdminToolType[]> {
-    return (await this.s.toolAdmin.listTools(ctx.principal)).map(toAdminTool);
+    const own = await this.s.toolAdmin.ownership(ctx.principal);
+    return (await this.s.toolAdmin.listTools(ctx.principal)).map((r) => toAdminTool(r, own(r)));
   }
 
   @Query(() => AdminToolType, { nullable: true })
   async adminTool(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<AdminToolType | null> {
     const r = await this.s.toolAdmin.getTool(ctx.principal, toolId);
-    return r ? toAdminTool(r) : null;
+    return r ? toAdminTool(r, (await this.s.toolAdmin.ownership(ctx.principal))(r)) : null;
   }
 
   @Query(() => ToolListType, {
@@ -50,7 +51,7 @@ export class ToolAdminResolver {
 
   @Mutation(() => AdminToolType, { description: 'host-admin: create or replace a host extension (may be exec).' })
   async upsertHostExtension(@Ctx() ctx: GraphQLContext, @Arg('input', () => HostExtensionInputType) input: HostExtensionInputType): Promise<AdminToolType> {
-    return toAdminTool(await this.s.toolAdmin.upsertHostExtension(ctx.principal, { ...input, ...classificationOf(input), implementation: implementationOf(input.implementation) }));
+    return this.withOwnership(ctx, await this.s.toolAdmin.upsertHostExtension(ctx.principal, { ...input, ...classificationOf(input), implementation: implementationOf(input.implementation) }));
   }
 
   @Mutation(() => Boolean)
@@ -60,12 +61,16 @@ export class ToolAdminResolver {
 
   @Mutation(() => AdminToolType, { description: 'host-admin: the host classification of a tool. exec is refused for anything but host-extension.' })
   async classifyTool(@Ctx() ctx: GraphQLContext, @Arg('input', () => ClassifyToolInput) input: ClassifyToolInput): Promise<AdminToolType> {
-    return toAdminTool(await this.s.toolAdmin.classifyTool(ctx.principal, input.toolId, classificationOf(input)));
+    return this.withOwnership(ctx, await this.s.toolAdmin.classifyTool(ctx.principal, input.toolId, classificationOf(input)));
   }
 
   @Mutation(() => AdminToolType, { description: 'host-admin: withdraw the decision for an MCP tool; it becomes write again (TC-DESC-6).' })
   async unclassifyTool(@Ctx() ctx: GraphQLContext, @Arg('toolId', () => String) toolId: string): Promise<AdminToolType> {
-    return toAdminTool(await this.s.toolAdmin.unclassifyTool(ctx.principal, toolId));
+    return this.withOwnership(ctx, await this.s.toolAdmin.unclassifyTool(ctx.principal, toolId));
+  }
+
+  private async withOwnership(ctx: GraphQLContext, r: ToolRecord): Promise<AdminToolType> {
+    return toAdminTool(r, (await this.s.toolAdmin.ownership(ctx.principal))(r));
   }
 }
 
@@ -81,13 +86,15 @@ function classificationOf(i: { safetyTier: string; replayPolicy: string; egress:
   return { safetyTier: i.safetyTier, replayPolicy: i.replayPolicy, egress: i.egress } as Classification;
 }
 
-function toAdminTool(r: ToolRecord): AdminToolType {
+function toAdminTool(r: ToolRecord, own: { owner: string; classificationOwner: string | null }): AdminToolType {
   // Claims are upstream text, stored as received: shown redacted (issue 11, defect 3; revealUpstreamTool has the raw value).
   const claims = r.claimsText === null ? { value: null, redacted: false } : redactJson(JSON.parse(r.claimsText) as unknown);
   return Object.assign(new AdminToolType(), {
     toolId: r.toolId,
     source: r.source,
     origin: r.origin,
+    owner: own.owner,
+    classificationOwner: own.classificationOwner,
     tenantId: r.tenantId,
     classified: r.classified,
     claims: claims.value,

@@ -22,6 +22,8 @@ import { ToolCalls1764560000000 } from './migrations/1764560000000-tool-calls';
 import { CompactProfiles1764575160000 } from './migrations/1764575160000-compact-profiles';
 import { ToolEmbeddings1764590000000 } from './migrations/1764590000000-tool-embeddings';
 import { ToolEmbeddingEntity } from './tool-embedding.entity';
+import { ConfigApplication1764600000000 } from './migrations/1764600000000-config-application';
+import { ConfigApplicationEntity } from './config-application.entity';
 import { ToolCallEntity } from './tool-call.entity';
 import { ExtensionImplementationEntity } from './extension-implementation.entity';
 import { TenantCeilingEntity } from './tenant-ceiling.entity';
@@ -33,10 +35,11 @@ import { ToolEntity } from './tool.entity';
 const ENTITIES = [
   TenantEntity, PrincipalEntity, GrantEntity, ToolEntity, ClassificationEntity, CatalogStateEntity,
   McpSourceEntity, McpSourceSecretEntity, UpstreamToolEntity, ToolChangeEntity, AuditEntity, TenantCeilingEntity, ToolCallEntity, ExtensionImplementationEntity, ToolEmbeddingEntity,
+  ConfigApplicationEntity,
 ];
 const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
   CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
-  ToolCalls1764560000000, CompactProfiles1764575160000, ToolEmbeddings1764590000000,
+  ToolCalls1764560000000, CompactProfiles1764575160000, ToolEmbeddings1764590000000, ConfigApplication1764600000000,
 ];
 
 /**

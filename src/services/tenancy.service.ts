@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { DataSource } from 'typeorm';
+import { type DataSource, IsNull } from 'typeorm';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { type Principal, type Role, isRole } from '../catalog/principal';
 import { bumpCatalogVersion } from '../persistence/catalog-version';
@@ -119,17 +119,21 @@ export class TenancyService {
     });
   }
 
-  async createPrincipal(actor: Principal | null, tenantId: string, name: string, role: Role): Promise<CreatedPrincipal> {
+  async createPrincipal(actor: Principal | null, tenantId: string, name: string, role: Role, opts: { uniqueName?: boolean } = {}): Promise<CreatedPrincipal> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');
     if (p.role !== 'host-admin' && role === 'host-admin') {
       throw new CatalogError(CatalogErrorCode.Forbidden, 'Only a host admin can create host-admin principals.');
     }
     const scope = tenantScopeOf(p);
     if (scope && scope !== tenantId) throw notFound('tenant');
-    return this.createPrincipalUnchecked(tenantId, name, role);
+    return this.createPrincipalUnchecked(tenantId, name, role, opts);
   }
 
-  async createPrincipalUnchecked(tenantId: string, name: string, role: Role): Promise<CreatedPrincipal> {
+  /**
+   * `uniqueName` (issue 19; `toolcat keys create`): a name an active principal of the tenant already has is refused,
+   * so `keys revoke --name` and the audit log name one key. GraphQL keeps accepting repeated names (existing clients).
+   */
+  async createPrincipalUnchecked(tenantId: string, name: string, role: Role, opts: { uniqueName?: boolean } = {}): Promise<CreatedPrincipal> {
     if (!PRINCIPAL_NAME_PATTERN.test(name)) {
       throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Principal names are 1-128 characters of letters, digits, space and ._@-');
     }
@@ -137,6 +141,9 @@ export class TenancyService {
     // A tenant deleted after the check fails the foreign key: NOT_FOUND as well (issue 12 defect 5).
     return writeTransaction(this.ds, { refersTo: 'tenant' }, async (m) => {
       if (!(await m.getRepository(TenantEntity).findOne({ where: { id: tenantId } }))) throw notFound('tenant');
+      if (opts.uniqueName && (await m.getRepository(PrincipalEntity).findOne({ where: { tenantId, name, revokedAt: IsNull() } }))) {
+        throw new CatalogError(CatalogErrorCode.Conflict, `The tenant already has an active principal named "${name}"; choose another name or revoke that one first.`);
+      }
       const key = generateApiKey();
       const repo = m.getRepository(PrincipalEntity);
       const principal = await repo.save(
@@ -182,16 +189,17 @@ export class TenancyService {
   }
 
   /** Bootstrap path (demo): revokes the named principals of a tenant. */
-  async revokeByNameUnchecked(tenantId: string, names: readonly string[]): Promise<void> {
-    await writeTransaction(this.ds, {}, async (m) => {
-      const rows = await m.getRepository(PrincipalEntity).find({ where: { tenantId } });
-      for (const row of rows.filter((r) => names.includes(r.name) && !r.revokedAt)) {
+  async revokeByNameUnchecked(tenantId: string, names: readonly string[]): Promise<number> {
+    return writeTransaction(this.ds, {}, async (m) => {
+      const rows = (await m.getRepository(PrincipalEntity).find({ where: { tenantId } })).filter((r) => names.includes(r.name) && !r.revokedAt);
+      for (const row of rows) {
         const before = publicPrincipal(row);
         row.revokedAt = nowIso();
         await m.getRepository(PrincipalEntity).save(row);
         await writeAudit(m, { targetType: 'principal', targetId: row.id, tenantId, before, after: publicPrincipal(row) }, 'revokePrincipal');
       }
       await bumpCatalogVersion(m);
+      return rows.length;
     });
   }
 

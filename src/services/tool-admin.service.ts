@@ -18,6 +18,8 @@ import { nowIso } from '../shared/clock';
 import { notFound, requireRole } from '../catalog/admin-scope';
 import { writeAudit } from '../audit/audit';
 import { TenantEntity } from '../persistence/tenant.entity';
+import { McpSourceEntity } from '../persistence/mcp-source.entity';
+import { type Owner, ownerOfDecision, ownerOfOrigin } from './ownership';
 import { writeTransaction } from '../persistence/write-transaction';
 import { implementationProblems, removeImplementation, writeImplementation } from '../persistence/extension-implementation.store';
 
@@ -40,6 +42,20 @@ export class ToolAdminService {
   async listTools(actor: Principal | null): Promise<ToolRecord[]> {
     requireRole(actor, 'host-admin');
     return (await this.ds.getRepository(ToolEntity).find()).map(toRecord);
+  }
+
+  /**
+   * Issue 19: who owns each tool and its classification. A host extension is owned by its origin, an MCP tool by
+   * its source's owner; a classification by who decided it (null: none).
+   */
+  async ownership(actor: Principal | null): Promise<(r: ToolRecord) => { owner: Owner; classificationOwner: Owner | null }> {
+    requireRole(actor, 'host-admin');
+    const decisions = new Map((await this.ds.getRepository(ClassificationEntity).find()).map((d) => [d.toolId, ownerOfDecision(d.decidedBy)]));
+    const sources = new Map((await this.ds.getRepository(McpSourceEntity).find()).map((s) => [s.name, ownerOfOrigin(s.origin)]));
+    return (r) => ({
+      owner: r.source === 'host-extension' ? ownerOfOrigin(r.origin) : (sources.get(r.origin) ?? 'api'),
+      classificationOwner: decisions.get(r.toolId) ?? null,
+    });
   }
 
   async getTool(actor: Principal | null, toolId: string): Promise<ToolRecord | null> {
@@ -68,37 +84,29 @@ export class ToolAdminService {
     return prepared.record;
   }
 
+  /** The ingest gate for one config-file extension (issue 19: the config apply checks every entry before writing). */
+  prepareConfigExtension(input: HostExtensionInput): PreparedTool {
+    return this.prepareExtension(input, 'config');
+  }
+
   /**
-   * Replaces the config-declared extensions as a whole: every definition is checked first, and nothing is
-   * written unless all pass (the service never starts half-configured). Extensions no longer declared go.
+   * Writes one config-file extension in the caller's transaction (config-apply.service.ts). `keep`: a
+   * classification made through the API that the file does not change, kept as it is (issue 19 ownership rule);
+   * the tool then carries it, with the file's definition.
    */
-  async replaceConfigExtensions(inputs: readonly HostExtensionInput[]): Promise<ToolRecord[]> {
-    const problems: Array<{ index: number; problem: string }> = [];
-    const prepared = inputs.map((input, index) => {
-      try {
-        return this.prepareExtension(input, 'config');
-      } catch (err) {
-        if (!(err instanceof CatalogError)) throw err;
-        problems.push({ index, problem: err.message });
-        return null;
-      }
-    }).filter((x): x is PreparedTool => x !== null);
-    if (problems.length) {
-      throw new CatalogError(CatalogErrorCode.InvalidArgument, problems.map((p) => `extension #${p.index}: ${p.problem}`).join('; '), { cause: problems });
-    }
-    await this.ds.transaction(async (m) => {
-      const keep = new Set(prepared.map((x) => x.record.toolId));
-      const stale = (await m.getRepository(ToolEntity).find({ where: { origin: 'config', source: 'host-extension' } })).filter((t) => !keep.has(t.toolId));
-      for (const t of stale) {
-        await m.getRepository(ToolEntity).delete({ toolId: t.toolId });
-        await m.getRepository(ClassificationEntity).delete({ toolId: t.toolId });
-        await removeImplementation(m, t.toolId);
-      }
-      for (let i = 0; i < prepared.length; i++) await this.store(m, prepared[i], inputs[i], 'config');
-      await writeAudit(m, { targetType: 'config', targetId: 'extensions', tenantId: null, before: { removed: stale.map((t) => t.toolId) }, after: { declared: [...keep] } }, 'applyConfigFile');
-      await bumpCatalogVersion(m);
-    });
-    return prepared.map((x) => x.record);
+  async storeConfigExtension(m: EntityManager, prepared: PreparedTool, input: HostExtensionInput, keep: ClassificationEntity | null): Promise<void> {
+    if (!keep) return this.store(m, prepared, input, 'config');
+    const c = { safetyTier: keep.safetyTier, replayPolicy: keep.replayPolicy, egress: keep.egress } as Classification;
+    await m.getRepository(ToolEntity).save(toEntity({ ...prepared.record, classification: c }, nowIso()));
+    await m.getRepository(ClassificationEntity).save({ ...keep, approvedHash: prepared.record.contentHash });
+    await writeImplementation(m, prepared.record.toolId, input.implementation);
+  }
+
+  /** Removes a host extension (row, decision, implementation) in the caller's transaction. */
+  async removeExtensionIn(m: EntityManager, toolId: string): Promise<void> {
+    await m.getRepository(ToolEntity).delete({ toolId });
+    await m.getRepository(ClassificationEntity).delete({ toolId });
+    await removeImplementation(m, toolId);
   }
 
   async deleteHostExtension(actor: Principal | null, toolId: string): Promise<boolean> {
@@ -106,9 +114,7 @@ export class ToolAdminService {
     return writeTransaction(this.ds, {}, async (m) => {
       const before = await m.getRepository(ToolEntity).findOne({ where: { toolId, source: 'host-extension' } });
       if (!before) throw notFound('host extension');
-      await m.getRepository(ToolEntity).delete({ toolId });
-      await m.getRepository(ClassificationEntity).delete({ toolId });
-      await removeImplementation(m, toolId);
+      await this.removeExtensionIn(m, toolId);
       await writeAudit(m, { targetType: 'tool', targetId: toolId, tenantId: before.tenantId, before: auditView(toRecord(before)) });
       await bumpCatalogVersion(m);
       return true;

@@ -85,19 +85,22 @@ export class SourceAdminService {
     return this.ds.transaction(async (m) => this.removeIn(m, name));
   }
 
-  /** Config-declared sources replace the previous config-declared set as a whole. */
-  async replaceConfigSources(inputs: readonly SourceInput[]): Promise<void> {
-    await this.ds.transaction(async (m) => {
-      const keep = new Set(inputs.map((i) => i.spec.name));
-      for (const s of await m.getRepository(McpSourceEntity).find({ where: { origin: 'config' } })) if (!keep.has(s.name)) await this.removeIn(m, s.name);
-      for (const input of inputs) {
-        const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
-        if (old && old.origin !== 'config') throw new CatalogError(CatalogErrorCode.Conflict, `source "${input.spec.name}" exists and was registered through GraphQL`);
-        await this.write(m, input, 'config', old);
-        if (old) await projectSource(m, input.spec.name, this.log);
-      }
-      await writeAudit(m, { targetType: 'config', targetId: 'mcpServers', tenantId: null, after: { declared: [...keep] } }, 'applyConfigFile');
-    });
+  /**
+   * Writes one config-file source in the caller's transaction (config-apply.service.ts): registered or updated,
+   * owned by the config file; an updated one is projected again (its drift policy or tenant may have changed).
+   */
+  async writeConfigSource(m: EntityManager, input: SourceInput): Promise<void> {
+    await lockSourceProjection(m, input.spec.name);
+    const old = await m.getRepository(McpSourceEntity).findOne({ where: { name: input.spec.name } });
+    const before = old ? await this.auditView(m, old) : undefined;
+    const saved = await this.write(m, input, 'config', old);
+    await writeAudit(m, { targetType: 'source', targetId: saved.name, tenantId: saved.tenantId, before, after: await this.auditView(m, saved) }, 'applyConfigFile');
+    if (old) await projectSource(m, input.spec.name, this.log);
+  }
+
+  /** Removes a source and everything it served, in the caller's transaction. */
+  async removeSourceIn(m: EntityManager, name: string): Promise<void> {
+    await this.removeIn(m, name);
   }
 
   async upstreamTools(actor: Principal | null, name: string): Promise<Array<UpstreamToolEntity & { reviewState: string }>> {

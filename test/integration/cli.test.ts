@@ -28,7 +28,7 @@ describe('toolcat CLI', function () {
     expect(key.stdout, 'stdout holds only the key').to.match(/^tc_[A-Za-z0-9_-]{43}\n$/);
     const admin = await cli('keys', 'create', '--tenant', 'acme', '--admin');
     expect(admin.stdout).to.match(/^tc_[A-Za-z0-9_-]{43}\n$/);
-    expect((await cli('tenants', 'list')).stdout).to.match(/\tacme\n$/);
+    expect((await cli('tenants', 'list')).stdout).to.match(/\sacme\s+\S+\n$/);
 
     server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--extensions', join(__dirname, '..', '..', '..', 'demo', 'extensions.yaml')], { env: { ...env, LOG_LEVEL: 'info' } });
     const url = await new Promise<string>((resolve, reject) => {
@@ -49,7 +49,7 @@ describe('toolcat CLI', function () {
 
   it('explains its errors and exits non-zero', async () => {
     const err = await cli('keys', 'create', '--tenant', 'nope').then(() => null, (e: { code: number; stderr: string; stdout: string }) => e);
-    expect(err?.code).to.equal(1);
+    expect(err?.code, 'not found: exit code 4').to.equal(4);
     expect(err?.stderr).to.match(/no tenant named "nope"/);
     expect(err?.stdout).to.equal('');
     const dup = await cli('tenants', 'create', 'acme').then(() => null, (e: { stderr: string }) => e);
@@ -80,14 +80,14 @@ describe('toolcat CLI', function () {
     expect(JSON.parse(piped)).to.have.property('type', 'object');
     writeFileSync(join(dir, 'bad.json'), '{nope');
     const bad = await cli('compact', join(dir, 'bad.json')).then(() => null, (e: { code: number; stderr: string }) => e);
-    expect(bad?.code).to.equal(1);
+    expect(bad?.code, 'bad input: exit code 2 (exit-codes.ts)').to.equal(2);
     expect(bad?.stderr).to.match(/is not JSON/);
   });
 
   it('serve refuses to start with pending migrations unless told to run them', async () => {
     const fresh = { ...env, TOOLCAT_SQLITE_PATH: join(dir, 'fresh.sqlite'), TOOLCAT_MIGRATE: 'false' };
     const err = await run(process.execPath, [CLI, 'serve', '--port', '0'], { env: fresh, timeout: 20000 }).then(() => null, (e: { code: number; stderr: string }) => e);
-    expect(err?.code).to.equal(1);
+    expect(err?.code, 'pending migrations: exit code 6').to.equal(6);
     expect(err?.stderr).to.match(/pending migrations/);
   });
 });

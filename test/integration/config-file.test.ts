@@ -30,7 +30,7 @@ const GOOD = `extensions:
 `;
 
 forEachDatabase('config file: host extensions', (database) => {
-  it('loads YAML and JSON files; exec is allowed for host extensions; a later file replaces the set', async () => {
+  it('loads YAML and JSON files; exec is allowed for host extensions; a later file, forced and pruned at start, replaces the set', async () => {
     const { db, drop } = await database.create();
     try {
       let host = await startHost(db, { configFile: file('good.yaml', GOOD) });
@@ -41,7 +41,7 @@ forEachDatabase('config file: host extensions', (database) => {
       expect((r.json() as Array<{ toolId: string; safetyTier: string }>).map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'read'], ['ext.shell', 'exec']]);
       await host.close();
       const json = JSON.stringify({ extensions: [{ name: 'clock', description: 'Now', safetyTier: 'pure', replayPolicy: 'deterministic', egress: 'none', inputSchema: { type: 'object' } }] });
-      host = await startHost(db, { configFile: file('next.json', json) }, false);
+      host = await startHost(db, { configFile: file('next.json', json), configApply: { force: true, prune: true } }, false);
       const after = (await host.get('/tools', t.key)).json() as Array<{ toolId: string; safetyTier: string }>;
       expect(after.map((d) => [d.toolId, d.safetyTier])).to.deep.equal([['ext.clock', 'pure']]);
       await host.close();
@@ -51,9 +51,9 @@ forEachDatabase('config file: host extensions', (database) => {
   });
 
   const BAD: Array<[string, string, RegExp]> = [
-    ['unknown field', GOOD.replace('egress: none', 'egress: none\n    color: red'), /at \/extensions\/1: unknown field "color"/],
-    ['bad enum', GOOD.replace('safetyTier: read', 'safetyTier: safe'), /at \/extensions\/1\/safetyTier: must be equal to one of the allowed values/],
-    ['missing field', GOOD.replace('    description: Current time\n', ''), /at \/extensions\/1: must have required property 'description'/],
+    ['unknown field', GOOD.replace('egress: none', 'egress: none\n    color: red'), /at \/extensions\/1\/color: unknown field "color" \(allowed: name, .*inputSchema/],
+    ['bad enum', GOOD.replace('safetyTier: read', 'safetyTier: safe'), /at \/extensions\/1\/safetyTier: must be one of "pure", "read", "write", "exec" \(got "safe"\)/],
+    ['missing field', GOOD.replace('    description: Current time\n', ''), /at \/extensions\/1\/description: is required/],
     ['duplicate name', GOOD.replace('name: clock', 'name: shell'), /at \/extensions\/1\/name: duplicate name "shell"/],
     ['YAML syntax', 'extensions:\n  - name: [unclosed\n', /at line \d+/],
     ['invalid input schema', GOOD.replace('inputSchema: { type: object }', 'inputSchema: { type: object, properties: { a: { type: 7 } } }'), /at \/extensions\/1: .*not a valid JSON Schema/],
@@ -110,12 +110,27 @@ describe('config file: MCP servers', function () {
     const out = await promisify(execFile)(process.execPath, [cli, 'sync', '--config', cfg], { env });
     expect(out.stderr).to.match(/syncing everything … ok: \d+ tools served, 0 quarantined/);
     const missing = await promisify(execFile)(process.execPath, [cli, 'sync', 'nope'], { env }).then(() => null, (e: { stderr: string; code: number }) => e);
-    expect(missing?.code).to.equal(1);
+    expect(missing?.code, "not found: exit code 4").to.equal(4);
     expect(missing?.stderr).to.match(/no source named "nope"/);
     const unset = { ...env, TOOLCAT_TEST_SECRET: undefined };
     const failed = await promisify(execFile)(process.execPath, [cli, 'sync', 'everything', '--config', cfg], { env: unset }).then(() => null, (e: { stderr: string; code: number }) => e);
     expect(failed?.code).to.equal(1);
     expect(failed?.stderr).to.match(/failing: .*environment variable TOOLCAT_TEST_SECRET \(for SOME_TOKEN\) is not set/);
+  });
+
+  it('a source entry\'s errors name the entry\'s field (/mcpServers/2/command) and list allowed values', async () => {
+    const { db, drop } = await DATABASES[0].create();
+    try {
+      const ok = '  - name: a\n    transport: stdio\n    command: x\n';
+      const p = file('fields.yaml', `mcpServers:\n${ok}${ok.replace('name: a', 'name: b')}  - name: c\n    transport: stdio\n    driftPolicy: sometimes\n`);
+      const err = await startHost(db, { configFile: p }).then(() => null, (e: Error) => e);
+      expect(err?.message).to.match(/at \/mcpServers\/2\/driftPolicy: must be one of "withhold", "keep-serving" \(got "sometimes"\)/);
+      const p2 = file('fields2.yaml', `mcpServers:\n${ok}${ok.replace('name: a', 'name: b')}  - name: c\n    transport: stdio\n`);
+      const err2 = await startHost(db, { configFile: p2 }).then(() => null, (e: Error) => e);
+      expect(err2?.message).to.match(/at \/mcpServers\/2\/command: stdio sources need a command/);
+    } finally {
+      await drop();
+    }
   });
 
   it('a source scoped to an unknown tenant is a config error naming the place', async () => {
