@@ -119,6 +119,40 @@ const handlers: Record<string, Handler> = {
     return { url: `http://127.0.0.1:${port}`, bytes: body.length, etag };
   },
 
+  /**
+   * Issue 21: a plain node:http server answering what toolcat answers for `paths`, each from a prebuilt Buffer: the
+   * same body and headers (ETag, Cache-Control, Vary, Content-Type, X-Request-Id), and the same bodiless `304` when
+   * the request's If-None-Match is that ETag. One Map lookup and one header comparison a request, nothing else.
+   */
+  async plainServer(a: { key: string; paths: string[] }) {
+    const answers = new Map<string, { body: Buffer; etag: string; headers: Record<string, string>; notModified: Record<string, string> }>();
+    for (const path of a.paths) {
+      const res = await fetch(url + path, { headers: { authorization: `Bearer ${a.key}` } });
+      if (res.status !== 200) throw new Error(`plain server source read of ${path} answered ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const etag = res.headers.get('etag') ?? '"x"';
+      const notModified = { 'X-Request-Id': res.headers.get('x-request-id') ?? 'x', ETag: etag, 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
+      answers.set(path, { body, etag, notModified, headers: { ...notModified, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) } });
+    }
+    const plain = http.createServer((req, r) => {
+      const hit = answers.get(req.url ?? '');
+      if (!hit) {
+        r.writeHead(404).end();
+        return;
+      }
+      if (req.headers['if-none-match'] === hit.etag) {
+        r.writeHead(304, hit.notModified).end();
+        return;
+      }
+      r.writeHead(200, hit.headers);
+      r.end(hit.body);
+    });
+    plain.keepAliveTimeout = 60_000;
+    ceilings.push(plain);
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(plain.address() as { port: number }).port}` };
+  },
+
   /** The generator inside the server process (for the layout comparison only). */
   async load(spec: LoadSpec) {
     return runLoad(spec);
