@@ -194,6 +194,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       mcp: config.mcp,
       hostVersion: config.hostVersion,
       onCatalogChange: (l) => generation.onChange(l),
+      catalogGeneration: () => generation.current,
       principalActive: (p) => tenancy.stillActive(p),
       authenticate: identity.authenticate,
       security: config.security,

@@ -19,6 +19,8 @@ import { sendJson } from '../rest/http-status';
 import { JSON_CONTENT_TYPE, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { createRateLimiter } from '../rest/rate-limit';
 import { createRestFacade } from '../rest/rest-facade';
+import { DecisionMemo } from '../rest/decision-memo';
+import { DECISION_MEMO_LIMITS } from '../config/cache-settings';
 import { CatalogWatch } from '../rest/catalog-watch';
 import { createCatalogEvents } from '../rest/catalog-events';
 import { createMcpFace } from '../mcp-face/mcp-face';
@@ -62,6 +64,8 @@ export function buildRequestListener(deps: {
   hostVersion: string;
   /** Subscribes to catalog changes (the CatalogGeneration). */
   onCatalogChange: (listener: () => void) => () => void;
+  /** The current catalog generation (opaque; equal values mean nothing visible changed). */
+  catalogGeneration: () => string;
   /** Whether a principal's credential still holds (a revoked key ends its streams and sessions). */
   principalActive: (p: Principal) => Promise<boolean>;
 }): RequestListener & { close(): Promise<void> } {
@@ -94,6 +98,7 @@ export function buildRequestListener(deps: {
   const restLimiter = createRateLimiter(security.rateLimit);
   const rest = createRestFacade({
     exec: deps.rest,
+    decisions: new DecisionMemo(deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS),
     contextFor,
     limiter: restLimiter,
     budgetKey: (ctx) => decisionKey(ctx.principal!),
