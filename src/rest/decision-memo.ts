@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { CachedBody } from '../cache/cached-body';
+import { CachedBody, StreamedBody } from '../cache/cached-body';
 import { decisionKey } from '../catalog/principal';
 import type { GraphQLContext } from '../graphql/context';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
@@ -62,6 +62,7 @@ export class DecisionMemo {
 function bodyBytesOf(out: ExecutionOutcome): number {
   const body = (out.data?.document as { body?: unknown } | null | undefined)?.body;
   if (body instanceof CachedBody) return body.bytes.length;
+  if (body instanceof StreamedBody) return body.heldBytes;
   if (typeof body === 'string') return 2 * body.length;
   return 0;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { CachedBody } from '../cache/cached-body';
+import type { CachedBody, StreamedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
 import { sendRevalidatable } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS, SEARCH_TOOLS } from './documents';
@@ -123,7 +123,7 @@ async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResp
   }
   const out =
     args.toolId === undefined
-      ? await deps.decisions.execute(deps.exec, 'list', LIST_TOOLS, { view: args.view, profile: args.profile }, ctx)
+      ? await deps.decisions.execute(deps.exec, 'list', LIST_TOOLS, { view: args.view, profile: args.profile }, { ...ctx, streamBodies: true })
       : await deps.decisions.execute(deps.exec, 'tool', GET_TOOL, { toolId: args.toolId, view: args.view, profile: args.profile }, ctx);
   sendDocument(req, res, ctx, out);
 }
@@ -155,8 +155,8 @@ function sendCallUnauthenticated(res: ServerResponse, ctx: GraphQLContext): void
 }
 
 interface DocumentData {
-  /** The cached bytes in-process (CachedBody), or their text. */
-  readonly body: CachedBody | string;
+  /** The cached bytes in-process (CachedBody; a StreamedBody for a large list, issue 21), or their text. */
+  readonly body: CachedBody | StreamedBody | string;
   readonly etag: string;
 }
 
