@@ -8,7 +8,7 @@
  * is only the client (the load generator and the admin calls), so the generator never shares a server's
  * event loop. The ceiling lives in the same process as toolcat, so the a/e ratio compares like with like.
  *
- *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile|big-source|hostile-storm|search]
+ *   node dist/bench/run.js [--quick] [--only=a,b,...|throughput|layout|scale|scale-sqlite|scale-postgres|sync|hostile|big-source|hostile-storm|search|whole]
  *                          [--duration=MS] [--warmup=MS] [--concurrency=N] [--rounds=N] [--max-tools=N]
  *                          [--postgres-url=URL] [--no-postgres] [--profile] [--sequential-build] [--full-warm]
  *
@@ -22,6 +22,7 @@
  */
 import { compactionTable, runCompaction } from './compaction';
 import { searchSection } from './search-http';
+import { type WholeCatalogFigure, wholeCatalog, wholeCatalogSection } from './whole-catalog';
 import { type StormFigure, runStorm, stormSection } from './hostile-storm';
 import { HOSTILE_SCENARIOS, hostileSection, runHostile } from './hostile';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -652,6 +653,9 @@ async function main(): Promise<void> {
   // Issue 18: tool search through the real path (dev-set relevance over HTTP, 100,000 visible tools).
   const search = wants(o, 'search') ? await searchSection(o) : null;
   await runCleanups();
+  // Issue 21: one tenant that sees the whole 100,000-tool catalog (streamed list, first byte, RSS).
+  const whole: WholeCatalogFigure | null = wants(o, 'whole') ? await wholeCatalog(o) : null;
+  await runCleanups();
 
   if (t) sections.push(throughputSection(t));
   for (const s of scales) sections.push(scaleSection(s));
@@ -661,6 +665,7 @@ async function main(): Promise<void> {
   }
   if (compaction) sections.push(`### Compaction (issue 3)\n\n${compactionTable(compaction)}`);
   if (search) sections.push(search);
+  if (whole) sections.push(wholeCatalogSection(whole));
   sections.push(targetsSection(t, scales, o));
   sections.push(`_Total bench time ${fmt((performance.now() - started) / 1000)} s._`);
   process.stdout.write(`${sections.join('\n\n')}\n`);

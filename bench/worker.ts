@@ -10,6 +10,7 @@ import { Session } from 'node:inspector';
 import { type IntervalHistogram, PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { type App, createApp } from '../src/app';
 import { type Config, type DatabaseConfig, testConfig } from '../src/config/config';
+import { cacheLimitsFor } from '../src/config/cache-settings';
 import { SearchIndexSync } from '../src/services/search-index-sync.service';
 import { createLogger } from '../src/shared/logger';
 import { listingOf } from './catalog-data';
@@ -19,6 +20,8 @@ export interface InitArgs {
   readonly db: DatabaseConfig;
   readonly syncLimits?: Partial<Config['syncLimits']>;
   readonly poolSize?: number;
+  /** TOOLCAT_CACHE_MAX_BYTES (issue 21: a whole-catalog tenant's descriptors must fit their layer). */
+  readonly cacheBytes?: number;
 }
 
 type Handler = (args: never) => Promise<unknown>;
@@ -42,6 +45,7 @@ function benchConfig(a: InitArgs): Config {
     migrateOnStart: true,
     logLevel: 'silent',
     syncLimits: { ...base.syncLimits, ...(a.syncLimits ?? {}) },
+    ...(a.cacheBytes ? { cache: cacheLimitsFor(a.cacheBytes) } : {}),
     // Far above any load the bench generates: every run would otherwise measure 429s.
     security: { ...base.security, rateLimit: { capacity: 1_000_000_000, refillPerSecond: 1_000_000_000, maxKeys: 100_000 } },
   };

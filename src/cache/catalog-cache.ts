@@ -41,6 +41,15 @@ interface StreamedList {
 }
 
 /**
+ * A streamed list's descriptor bytes in order, kept in the document layer (charged the list's length, as a buffered
+ * document is) when it fits: a warm read then only copies them out, instead of looking up every descriptor again
+ * (~1.5 µs each: at 100,000 tools, 150 ms of CPU per read).
+ */
+interface StreamedParts {
+  readonly parts: readonly Buffer[];
+}
+
+/**
  * A principal's visible set, kept compact because a whole-catalog grant makes it as long as the catalog:
  * sorted ids plus the raw 32-byte row stamps (hex strings and per-tool objects cost ~3x the heap).
  */
@@ -76,7 +85,7 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
 export class CatalogCache {
   private readonly visible: LRUCache<string, VisibleSet>;
   private readonly descriptors: LRUCache<string, Descriptor>;
-  private readonly documents: LRUCache<string, CachedDocument>;
+  private readonly documents: LRUCache<string, CachedDocument | StreamedParts>;
   /** (view, visible-set key) -> ETag and length of a streamed list; tiny, content-addressed like the documents. */
   private readonly streamed = new LRUCache<string, StreamedList>({ max: 10_000 });
   private readonly streamFromTools: number;
@@ -116,29 +125,57 @@ export class CatalogCache {
 
   private async streamedList(p: Principal, set: VisibleSet, view: ServedView, attempt = 0): Promise<ListDocument> {
     const key = `${view}|${set.key}`;
+    const partsKey = `s|${key}`;
     let known = this.streamed.get(key);
+    let parts = known ? (this.documents.get(partsKey) as StreamedParts | undefined)?.parts ?? null : null;
     if (!known) {
       this.misses++;
       const etag = listEtag(view);
       let length = listOpen(view).length + listClose(view).length + Math.max(0, set.ids.length - 1);
+      const all: Buffer[] = [];
       for (let from = 0; from < set.ids.length; from += STREAM_BATCH_TOOLS) {
-        const parts = await this.descriptorBytes(stampsOf(set, from, from + STREAM_BATCH_TOOLS), view);
-        if (!parts) {
+        const batch = await this.descriptorBytes(stampsOf(set, from, from + STREAM_BATCH_TOOLS), view);
+        if (!batch) {
           if (attempt >= 3) throw new Error('the catalog kept changing while a list was being built');
           this.generation.advance();
           return this.streamedList(p, await this.visibleSet(p), view, attempt + 1);
         }
-        for (const d of parts) {
+        for (const d of batch) {
           etag.update(d.digest);
           length += d.bytes.length;
+          all.push(d.bytes);
         }
       }
       known = { etag: listEtagText(view, etag), length };
       this.streamed.set(key, known);
+      this.documents.set(partsKey, { parts: all }, { size: length + all.length * 8 });
+      parts = all;
     } else {
       this.hits++;
     }
-    return { body: new StreamedBody(known.length, () => this.listChunks(set, view), visibleSetBytes(set)), etag: known.etag };
+    const held = parts;
+    return { body: new StreamedBody(known.length, () => (held ? this.partsChunks(held, view) : this.listChunks(set, view)), visibleSetBytes(set)), etag: known.etag };
+  }
+
+  /** A streamed list from its kept parts: only copies, in chunks of STREAM_CHUNK_BYTES. */
+  private async *partsChunks(parts: readonly Buffer[], view: ServedView): AsyncGenerator<Buffer> {
+    let pending: Buffer[] = [listOpen(view)];
+    let pendingBytes = pending[0].length;
+    for (let i = 0; i < parts.length; i++) {
+      if (i > 0) {
+        pending.push(COMMA);
+        pendingBytes++;
+      }
+      pending.push(parts[i]);
+      pendingBytes += parts[i].length;
+      if (pendingBytes >= STREAM_CHUNK_BYTES) {
+        yield Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+      }
+    }
+    pending.push(listClose(view));
+    yield Buffer.concat(pending);
   }
 
   /** A streamed list's bytes: `[`, descriptors joined by commas, `]` (or the compact view's envelope), in chunks. */
@@ -168,7 +205,7 @@ export class CatalogCache {
   private async bufferedList(p: Principal, view: ServedView, attempt = 0): Promise<CachedDocument> {
     const set = await this.visibleSet(p);
     const key = `${view}|${set.key}`;
-    const hit = this.documents.get(key);
+    const hit = this.documents.get(key) as CachedDocument | undefined; // buffered documents' keys have no `s|`
     if (hit) {
       this.hits++;
       return hit;
@@ -240,10 +277,10 @@ export class CatalogCache {
     return { body: new CachedBody(Buffer.concat(chunks)), etag: `"q${view[0]}${etag.digest('base64url').slice(0, 40)}"` };
   }
 
-  stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; hits: number; misses: number } {
+  stats(): { documents: number; documentBytes: number; descriptors: number; descriptorBytes: number; visibleSets: number; streamedLists: number; hits: number; misses: number } {
     return {
       documents: this.documents.size, documentBytes: this.documents.calculatedSize, descriptors: this.descriptors.size, descriptorBytes: this.descriptors.calculatedSize,
-      visibleSets: this.visible.size, hits: this.hits, misses: this.misses,
+      visibleSets: this.visible.size, streamedLists: this.streamed.size, hits: this.hits, misses: this.misses,
     };
   }
 
