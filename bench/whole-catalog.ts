@@ -11,7 +11,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BLOCKS_PER_SOURCE, TOOLS_PER_SOURCE, sourceName } from './catalog-data';
-import { type Options, Gql, log, onCleanup, profiled, startWorker } from './common';
+import { type Observed, type Options, Gql, log, observed, onCleanup, profiled, startWorker } from './common';
 import { type LatencySummary, fmt, markdownTable, mb, memoryOf, summarize } from './stats';
 
 export interface WholeCatalogFigure {
@@ -21,7 +21,7 @@ export interface WholeCatalogFigure {
   readonly buildMs: number;
   readonly cold: { readonly firstByteMs: number; readonly totalMs: number };
   readonly one: { readonly firstByte: LatencySummary; readonly total: LatencySummary };
-  readonly ten: { readonly firstByte: LatencySummary; readonly total: LatencySummary; readonly mbPerSecond: number };
+  readonly ten: { readonly firstByte: LatencySummary; readonly total: LatencySummary; readonly mbPerSecond: number; readonly seen: Observed };
   readonly notModified: LatencySummary;
   readonly rssBefore: number;
   readonly rssPeak: number;
@@ -160,7 +160,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
     const tenTotal: number[] = [];
     let bytes = 0;
     const t1 = performance.now();
-    await profiled(o, worker, 'whole-catalog-ten-readers', () =>
+    const { seen } = await observed(worker, () => profiled(o, worker, 'whole-catalog-ten-readers', () =>
       Promise.all(
         readers.map(async (r) => {
           for (let i = 0; i < (o.quick ? 3 : 6); i++) {
@@ -172,7 +172,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
           }
         }),
       ),
-    );
+    ));
     const seconds = (performance.now() - t1) / 1000;
     for (const r of readers) r.close();
     clearInterval(sampler);
@@ -180,7 +180,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
     return {
       tools, cacheBytes, bodyBytes: cold.bytes, buildMs, cold: { firstByteMs: cold.firstByteMs, totalMs: cold.totalMs },
       one: { firstByte: summarize(oneFirst), total: summarize(oneTotal) },
-      ten: { firstByte: summarize(tenFirst), total: summarize(tenTotal), mbPerSecond: bytes / 1024 ** 2 / seconds },
+      ten: { firstByte: summarize(tenFirst), total: summarize(tenTotal), mbPerSecond: bytes / 1024 ** 2 / seconds, seen },
       notModified: summarize(nm), rssBefore, rssPeak: Math.max(rssPeak, rssAfter), rssAfter, checked,
     };
   } finally {
@@ -205,6 +205,7 @@ export function wholeCatalogSection(f: WholeCatalogFigure): string {
     ]),
     '',
     `- body ${f.bodyBytes.toLocaleString('en-US')} bytes (${f.checked}); 10 readers together ${fmt(f.ten.mbPerSecond)} MB/s.`,
+    `- inside toolcat during the 10 readers: ${f.ten.seen.gcCount} GC pauses (${f.ten.seen.gcMajor} major), ${fmt(f.ten.seen.gcTotalMs)} ms in total, longest ${fmt(f.ten.seen.gcMaxMs)} ms; event-loop delay p50 / p99 / max ${fmt(f.ten.seen.loopDelayP50Ms)} / ${fmt(f.ten.seen.loopDelayP99Ms)} / ${fmt(f.ten.seen.loopDelayMaxMs)} ms.`,
     `- toolcat RSS: ${mb(f.rssBefore)} MB before the reads (after gc), peak ${mb(f.rssPeak)} MB during them (5 ms samples), ${mb(f.rssAfter)} MB after; target < 512 MB: ${f.rssPeak < 512 * 1024 ** 2 ? 'met' : '**not met**'}. First byte p99 warm (10 readers) < 50 ms: ${f.ten.firstByte.p99 < 50 ? 'met' : '**not met**'}.`,
     `- TOOLCAT_CACHE_MAX_BYTES=${f.cacheBytes} (${mb(f.cacheBytes)} MB; descriptors 1/3) so that the descriptor layer holds every descriptor; build ${fmt(f.buildMs / 1000)} s (SQLite).`,
     '',
