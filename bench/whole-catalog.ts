@@ -96,6 +96,20 @@ class RawReader {
   }
 }
 
+/**
+ * A kept-alive admin connection that toolcat closed while a long apply ran (keep-alive timeout) fails its next request
+ * with ECONNRESET before the request was read; it is sent once more, on a fresh connection.
+ */
+async function onceMoreOnReset(send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ECONNRESET') throw err;
+    log('whole catalog: an idle admin connection was reset; sending again');
+    await send();
+  }
+}
+
 export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
   const tools = o.quick ? 10_000 : Math.min(100_000, o.sizes[o.sizes.length - 1]);
   const sources = Math.ceil(tools / TOOLS_PER_SOURCE);
@@ -112,7 +126,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
   const t0 = performance.now();
   for (let s = 0; s < sources; s++) {
     const name = sourceName(s);
-    await gql.simulatedSource(name);
+    await onceMoreOnReset(() => gql.simulatedSource(name));
     await worker.call('apply', { source: name, firstBlock: s * BLOCKS_PER_SOURCE, blocks: BLOCKS_PER_SOURCE });
     if (s % 10 === 9) log(`whole catalog: ${(s + 1) * TOOLS_PER_SOURCE} tools`);
   }
