@@ -98,7 +98,7 @@ export function buildRequestListener(deps: {
   const restLimiter = createRateLimiter(security.rateLimit);
   const rest = createRestFacade({
     exec: deps.rest,
-    decisions: new DecisionMemo(deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS),
+    decisions: new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS),
     contextFor,
     limiter: restLimiter,
     budgetKey: (ctx) => decisionKey(ctx.principal!),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GraphQLError, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
-import type { Principal } from '../catalog/principal';
+import { type Principal, decisionKey } from '../catalog/principal';
 import type { GraphQLContext } from '../graphql/context';
 import { makeFormatError } from '../graphql/format-error';
 import { createLogger } from '../shared/logger';
@@ -8,6 +8,7 @@ import { DecisionMemo } from './decision-memo';
 import { PreparedExecutor } from './graphql-executor';
 
 const agent = (over: Partial<Principal> = {}): Principal => ({ id: 'p1', kind: 'api-key', tenantId: 't1', tenantName: 'acme', name: 'bot', role: 'agent', groups: [], ...over });
+const byKey = (c: GraphQLContext): string => decisionKey(c.principal!);
 const ctxOf = (principal: Principal | null): GraphQLContext => ({ principal, requestId: 'r', credentialRejected: false });
 
 describe(DecisionMemo.name, () => {
@@ -38,7 +39,7 @@ describe(DecisionMemo.name, () => {
     generation++;
     for (const l of listeners) l();
   };
-  const memo = () => new DecisionMemo(() => String(generation), (l) => (listeners.add(l), () => listeners.delete(l)), { maxBytes: 1 << 20, maxBodyBytes: 1 << 16 });
+  const memo = () => new DecisionMemo(byKey, () => String(generation), (l) => (listeners.add(l), () => listeners.delete(l)), { maxBytes: 1 << 20, maxBodyBytes: 1 << 16 });
   const who = async (m: DecisionMemo, p: Principal | null, v: string | null = 'x') => (await m.execute(exec, 'who', Q, { v }, ctxOf(p))).data?.who;
 
   beforeEach(() => {
@@ -88,7 +89,7 @@ describe(DecisionMemo.name, () => {
 
   it('files an outcome that raced a change under the generation it started in: never served after the change', async () => {
     const m = memo();
-    const slow = new DecisionMemo(() => String(generation), () => () => undefined, { maxBytes: 1 << 20, maxBodyBytes: 1 << 16 }); // no clear on change
+    const slow = new DecisionMemo(byKey, () => String(generation), () => () => undefined, { maxBytes: 1 << 20, maxBodyBytes: 1 << 16 }); // no clear on change
     const pending = slow.execute({ prepare: () => undefined, execute: async (q, v, c) => { change(); return exec.execute(q, v, c); } }, 'who', Q, { v: 'x' }, ctxOf(agent()));
     await pending;
     expect(await who(slow, agent())).to.equal('t1//x/2'); // executed again: the first outcome belongs to the old generation

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import { CachedBody, StreamedBody } from '../cache/cached-body';
-import { decisionKey } from '../catalog/principal';
 import type { GraphQLContext } from '../graphql/context';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
 
@@ -30,6 +29,8 @@ export class DecisionMemo {
   private readonly maxBodyBytes: number;
 
   constructor(
+    /** The principal's decision key (decisionKey: tenant, kind, id, role, groups), given by the composition root. */
+    private readonly keyOf: (ctx: GraphQLContext) => string,
     private readonly generation: () => string,
     onChange: (listener: () => void) => () => void,
     limits: { readonly maxBytes: number; readonly maxBodyBytes: number },
@@ -43,7 +44,7 @@ export class DecisionMemo {
   async execute(exec: GraphQLExecutor, name: string, query: string, variables: Readonly<Record<string, string | null>>, ctx: GraphQLContext): Promise<ExecutionOutcome> {
     if (!ctx.principal) return exec.execute(query, variables, ctx);
     const generation = this.generation();
-    const key = `${generation}\u0000${name}\u0000${decisionKey(ctx.principal)}\u0000${JSON.stringify(variables)}`;
+    const key = `${generation}\u0000${name}\u0000${this.keyOf(ctx)}\u0000${JSON.stringify(variables)}`;
     const hit = this.entries.get(key);
     if (hit) return hit;
     const out = await exec.execute(query, variables, ctx);
