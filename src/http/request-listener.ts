@@ -96,9 +96,11 @@ export function buildRequestListener(deps: {
   };
 
   const restLimiter = createRateLimiter(security.rateLimit);
+  // Issue 21: the catalog reads' decisions, once per catalog generation and decision key (REST and the MCP face).
+  const decisions = new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS);
   const rest = createRestFacade({
     exec: deps.rest,
-    decisions: new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS),
+    decisions,
     contextFor,
     limiter: restLimiter,
     budgetKey: (ctx) => decisionKey(ctx.principal!),
@@ -124,7 +126,7 @@ export function buildRequestListener(deps: {
     maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxPerTenant: deps.mcp.maxSessionsPerTenant, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
   });
   const mcp = createMcpFace({
-    exec: deps.rest, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
+    exec: deps.rest, decisions, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
     resource: { publicUrl: deps.mcp.publicUrl, issuer: security.jwt?.config.issuer ?? null },
     databaseUp: () => health.isUp, log, onError: (err, _req, res) => onError(err, res),
   });
