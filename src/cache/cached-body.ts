@@ -23,8 +23,11 @@ export class CachedBody {
 export class StreamedBody {
   constructor(
     readonly length: number,
-    /** The bytes in order, a chunk at a time; throws if the catalog changed under the list (the answer is cut). */
-    readonly chunks: () => AsyncIterable<Buffer>,
+    /**
+     * The bytes in order, a group of buffers at a time (~256 KB, written as one writev: the descriptors' own cached
+     * buffers, never copied into a chunk first); throws if the catalog changed under the list (the answer is cut).
+     */
+    readonly chunks: () => AsyncIterable<readonly Buffer[]>,
     /** What holding this body keeps alive (the visible set it reads), for byte-bounded holders of it. */
     readonly heldBytes: number,
   ) {}

@@ -37,7 +37,7 @@ describe('writeChunks (issue 21: a streamed list respects backpressure)', () => 
     async function* source() {
       for (let i = 0; i < 100; i++) {
         pulled++;
-        yield Buffer.from(`chunk${i};`);
+        yield [Buffer.from(`chunk${i};`)];
       }
     }
     const { sink, taken, release } = stalledSink();
@@ -55,7 +55,7 @@ describe('writeChunks (issue 21: a streamed list respects backpressure)', () => 
 
   it('cuts the answer when the source fails, and stops reading when the reader went away', async () => {
     async function* failing() {
-      yield Buffer.from('[');
+      yield [Buffer.from('[')];
       throw new Error('the catalog changed while a list was being streamed');
     }
     const a = new Writable({ write: (_c, _e, cb) => cb() });
@@ -68,7 +68,7 @@ describe('writeChunks (issue 21: a streamed list respects backpressure)', () => 
     async function* endless() {
       for (;;) {
         pulled++;
-        yield Buffer.from('x');
+        yield [Buffer.from('x')];
       }
     }
     const { sink } = stalledSink();

@@ -8,6 +8,8 @@ interface Sink {
   write(chunk: Buffer): boolean;
   end(): void;
   destroy(err?: Error): void;
+  cork(): void;
+  uncork(): void;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
@@ -28,16 +30,21 @@ export function sendStreamed(req: IncomingMessage, res: ServerResponse, body: St
 }
 
 /**
- * Writes chunks with backpressure: the next chunk is read (from the descriptor cache, or the database for what it
+ * Writes groups of chunks with backpressure: the next group is read (from the descriptor cache, or the database for what it
  * no longer holds) only once the sink has taken the previous one, so a slow reader holds at most one chunk of its
  * list in this process, however long the list. A failure on the way (the catalog changed under the list, the
  * database went away) cuts the answer: its headers are out, and a Content-Length that is not met is how HTTP says so.
  */
-export async function writeChunks(sink: Sink, chunks: AsyncIterable<Buffer>): Promise<void> {
+export async function writeChunks(sink: Sink, chunks: AsyncIterable<readonly Buffer[]>): Promise<void> {
   try {
-    for await (const chunk of chunks) {
+    for await (const group of chunks) {
       if (sink.destroyed) return;
-      if (!sink.write(chunk)) {
+      // One group, one writev: corked, its buffers go to the socket together, straight from the cache.
+      sink.cork();
+      let taken = true;
+      for (const b of group) taken = sink.write(b) && taken;
+      sink.uncork();
+      if (!taken) {
         await drained(sink);
         if (sink.destroyed) return; // the reader went away while we waited: read nothing more
       } else {
