@@ -10,6 +10,7 @@ import { Session } from 'node:inspector';
 import { type IntervalHistogram, PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { type App, createApp } from '../src/app';
 import { type Config, type DatabaseConfig, testConfig } from '../src/config/config';
+import { cacheLimitsFor } from '../src/config/cache-settings';
 import { SearchIndexSync } from '../src/services/search-index-sync.service';
 import { DEFAULT_EMBEDDING_SETTINGS } from '../src/config/search-settings';
 import { createLogger } from '../src/shared/logger';
@@ -22,6 +23,8 @@ export interface InitArgs {
   readonly poolSize?: number;
   /** Issue 18: turn the optional embedding stage on, against this OpenAI-compatible base URL (the bench's test server). */
   readonly embeddingsUrl?: string;
+  /** TOOLCAT_CACHE_MAX_BYTES (issue 21: a whole-catalog tenant's descriptors must fit their layer). */
+  readonly cacheBytes?: number;
 }
 
 type Handler = (args: never) => Promise<unknown>;
@@ -45,6 +48,7 @@ function benchConfig(a: InitArgs): Config {
     migrateOnStart: true,
     logLevel: 'silent',
     syncLimits: { ...base.syncLimits, ...(a.syncLimits ?? {}) },
+    ...(a.cacheBytes ? { cache: cacheLimitsFor(a.cacheBytes) } : {}),
     // Far above any load the bench generates: every run would otherwise measure 429s.
     security: { ...base.security, rateLimit: { capacity: 1_000_000_000, refillPerSecond: 1_000_000_000, maxKeys: 100_000 } },
     ...(a.embeddingsUrl ? { search: { embeddings: { ...DEFAULT_EMBEDDING_SETTINGS, baseUrl: a.embeddingsUrl, model: 'hashing-trick', apiKey: null, queryTimeoutMs: 5000 } } } : {}),
@@ -128,6 +132,40 @@ const handlers: Record<string, Handler> = {
     await new Promise<void>((resolve) => ceiling.listen(0, '127.0.0.1', resolve));
     const port = (ceiling.address() as { port: number }).port;
     return { url: `http://127.0.0.1:${port}`, bytes: body.length, etag };
+  },
+
+  /**
+   * Issue 21: a plain node:http server answering what toolcat answers for `paths`, each from a prebuilt Buffer: the
+   * same body and headers (ETag, Cache-Control, Vary, Content-Type, X-Request-Id), and the same bodiless `304` when
+   * the request's If-None-Match is that ETag. One Map lookup and one header comparison a request, nothing else.
+   */
+  async plainServer(a: { key: string; paths: string[] }) {
+    const answers = new Map<string, { body: Buffer; etag: string; headers: Record<string, string>; notModified: Record<string, string> }>();
+    for (const path of a.paths) {
+      const res = await fetch(url + path, { headers: { authorization: `Bearer ${a.key}` } });
+      if (res.status !== 200) throw new Error(`plain server source read of ${path} answered ${res.status}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const etag = res.headers.get('etag') ?? '"x"';
+      const notModified = { 'X-Request-Id': res.headers.get('x-request-id') ?? 'x', ETag: etag, 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
+      answers.set(path, { body, etag, notModified, headers: { ...notModified, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) } });
+    }
+    const plain = http.createServer((req, r) => {
+      const hit = answers.get(req.url ?? '');
+      if (!hit) {
+        r.writeHead(404).end();
+        return;
+      }
+      if (req.headers['if-none-match'] === hit.etag) {
+        r.writeHead(304, hit.notModified).end();
+        return;
+      }
+      r.writeHead(200, hit.headers);
+      r.end(hit.body);
+    });
+    plain.keepAliveTimeout = 60_000;
+    ceilings.push(plain);
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(plain.address() as { port: number }).port}` };
   },
 
   /** The generator inside the server process (for the layout comparison only). */

@@ -95,7 +95,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     dataSource.subscribers.push(generation);
     await generation.watch(dataSource, config.versionPollMs);
     const toolRepository = new ToolRepository(dataSource);
-    const cache = new CatalogCache(toolRepository, generation, config.cache);
+    const cache = new CatalogCache(toolRepository, generation, config.cache, config.streamListMinTools);
     // Issue 12: listings are examined in a bounded worker pool and published by staged snapshots; a swap committed
     // outside TypeORM (the SQLite writer thread) advances the in-process generation through this callback.
     snapshots = new SourceSnapshotService(dataSource, log, undefined, {
@@ -199,6 +199,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       mcp: config.mcp,
       hostVersion: config.hostVersion,
       onCatalogChange: (l) => generation.onChange(l),
+      catalogGeneration: () => generation.current,
       principalActive: (p) => tenancy.stillActive(p),
       authenticate: identity.authenticate,
       security: config.security,

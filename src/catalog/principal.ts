@@ -33,8 +33,20 @@ export function isRole(v: unknown): v is Role {
  * same JWT subject in two tenants, or the same subject with other groups, is another key.
  */
 export function decisionKey(p: Principal): string {
-  return JSON.stringify([p.tenantId, p.kind, p.id, p.role, p.groups]);
+  let key = decisionKeys.get(p);
+  if (key === undefined) {
+    key = JSON.stringify([p.tenantId, p.kind, p.id, p.role, p.groups]);
+    decisionKeys.set(p, key);
+  }
+  return key;
 }
+
+/**
+ * Principals are immutable (readonly fields, groups sorted when built) and one object serves every request of a
+ * credential for a catalog generation (the authentication cache), so its key is computed once per object rather
+ * than three times per request (issue 21: ~4 µs of each 304). Weak: the key dies with its principal.
+ */
+const decisionKeys = new WeakMap<Principal, string>();
 
 /**
  * The one spelling of a narrowing group name, for grants and for token claims alike (issue 11, red-team follow-up:

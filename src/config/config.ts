@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, cacheLimitsFor } from './cache-settings';
+import { type CatalogCacheLimits, DEFAULT_CACHE_BYTES, DEFAULT_STREAM_LIST_MIN_TOOLS, cacheLimitsFor } from './cache-settings';
 import { type SyncLimits, type SyncPolicy, loadSyncLimits, loadSyncPolicy } from './sync-settings';
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
@@ -51,6 +51,8 @@ export interface Config {
   readonly healthProbeMs: number;
   /** Byte bounds of the response cache. */
   readonly cache: CatalogCacheLimits;
+  /** GET /tools streams lists of at least this many tools from the cached descriptors (issue 21). */
+  readonly streamListMinTools: number;
   /** Identity and hardening (issue 5). */
   readonly security: SecurityConfig;
   /** Environment that `{ fromEnv }` secrets of MCP sources are read from. */
@@ -85,6 +87,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_HEALTH_PROBE_MS: 'how often the database is probed for readiness (default 1000)',
   TOOLCAT_VERSION_POLL_MS: 'how often changes made by other processes are looked for (default 1000)',
   TOOLCAT_CACHE_MAX_BYTES: 'bound on the whole response cache: 1/2 documents, 1/3 descriptors, 1/6 visible sets (default 192 MiB)',
+  TOOLCAT_STREAM_LIST_MIN_TOOLS: 'GET /tools streams lists of at least this many tools from the cached descriptors instead of one buffered body (default 10000)',
   TOOLCAT_SYNC_CONNECT_TIMEOUT_MS: 'bound on starting/connecting to an MCP server and its initialize handshake (default 20000)',
   TOOLCAT_SYNC_REQUEST_TIMEOUT_MS: 'bound on one tools/list page (default 15000)',
   TOOLCAT_SYNC_TIMEOUT_MS: 'bound on one whole MCP source sync, connecting and all pages (default 60000)',
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     versionPollMs: int('TOOLCAT_VERSION_POLL_MS', 1000, 0, 60_000),
     healthProbeMs: int('TOOLCAT_HEALTH_PROBE_MS', 1000, 0, 60_000),
     cache: cacheLimitsFor(int('TOOLCAT_CACHE_MAX_BYTES', DEFAULT_CACHE_BYTES, 0, 48 * 1024 ** 3)),
+    streamListMinTools: int('TOOLCAT_STREAM_LIST_MIN_TOOLS', DEFAULT_STREAM_LIST_MIN_TOOLS, 1, 1_000_000_000),
     secretEnv: env,
     security: loadSecurityConfig(env, int, bool, problems),
     compactView: bool('TOOLCAT_COMPACT_VIEW', true),

@@ -58,7 +58,7 @@ export class CatalogResolver {
     @Arg('view', () => String, { nullable: true }) view?: string | null,
     @Arg('profile', () => String, { nullable: true, description: 'gemini | openai | anthropic (issue 16); compact view only.' }) profile?: string | null,
   ): Promise<CatalogDocumentType> {
-    return Object.assign(new CatalogDocumentType(), await this.s.catalog.listDocument(requirePrincipal(ctx), view, profile));
+    return Object.assign(new CatalogDocumentType(), await this.s.catalog.listDocument(requirePrincipal(ctx), view, profile, { stream: ctx.streamBodies === true }));
   }
 
   @Query(() => CatalogDocumentType, { nullable: true, description: 'GET /tools/{toolId} as one exact JSON body; null when unknown or not visible.' })

@@ -8,6 +8,11 @@ export interface GraphQLContext {
   readonly requestId: string;
   /** Set when an Authorization header was present but not accepted (for the 401 challenge and logs only). */
   readonly credentialRejected: boolean;
+  /**
+   * Set by the REST facade only (issue 21): it can send a large list as a StreamedBody. Every other reader (/graphql,
+   * the MCP face, previews) gets one buffered body.
+   */
+  readonly streamBodies?: boolean;
 }
 
 export type Authenticate = (credential: string) => Promise<Principal | null>;

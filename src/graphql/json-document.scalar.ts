@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { CachedBody } from '../cache/cached-body';
+import { CachedBody, StreamedBody } from '../cache/cached-body';
 
 /**
  * The exact JSON text of a REST response body. In-process the value stays the cached Buffer wrapper (the
@@ -10,6 +10,7 @@ export const JSONDocumentScalar = new GraphQLScalarType({
   description: 'The exact JSON text of a catalog response body (a string on the wire).',
   serialize(value: unknown): unknown {
     if (value instanceof CachedBody) return value;
+    if (value instanceof StreamedBody) return value; // in-process only: the REST facade asked for it (issue 21)
     if (typeof value === 'string') return value;
     throw new TypeError('JSONDocument must be a cached body or a string');
   },

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType, createUnionType } from 'type-graphql';
-import type { CachedBody } from '../cache/cached-body';
+import type { CachedBody, StreamedBody } from '../cache/cached-body';
 import type { JsonObject } from '../catalog/descriptor';
 import { JSONDocumentScalar } from './json-document.scalar';
 
@@ -74,6 +74,6 @@ export class CatalogDocumentType {
   @Field(() => String, { nullable: true, description: 'The provider profile applied to the compact view (issue 16); null for none.' })
   appliedProfile!: string | null;
   @Field(() => JSONDocumentScalar, { description: 'The exact response body: a ToolDescriptor[], { "tools": [...] } (compact), or one descriptor.' })
-  body!: CachedBody;
+  body!: CachedBody | StreamedBody;
   @Field(() => String) etag!: string;
 }

@@ -19,6 +19,8 @@ import { sendJson } from '../rest/http-status';
 import { JSON_CONTENT_TYPE, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { createRateLimiter } from '../rest/rate-limit';
 import { createRestFacade } from '../rest/rest-facade';
+import { DecisionMemo } from '../rest/decision-memo';
+import { DECISION_MEMO_LIMITS } from '../config/cache-settings';
 import { CatalogWatch } from '../rest/catalog-watch';
 import { createCatalogEvents } from '../rest/catalog-events';
 import { createMcpFace } from '../mcp-face/mcp-face';
@@ -63,6 +65,8 @@ export function buildRequestListener(deps: {
   hostVersion: string;
   /** Subscribes to catalog changes (the CatalogGeneration). */
   onCatalogChange: (listener: () => void) => () => void;
+  /** The current catalog generation (opaque; equal values mean nothing visible changed). */
+  catalogGeneration: () => string;
   /** Whether a principal's credential still holds (a revoked key ends its streams and sessions). */
   principalActive: (p: Principal) => Promise<boolean>;
 }): RequestListener & { close(): Promise<void> } {
@@ -93,8 +97,11 @@ export function buildRequestListener(deps: {
   };
 
   const restLimiter = createRateLimiter(security.rateLimit);
+  // Issue 21: the catalog reads' decisions, once per catalog generation and decision key (REST and the MCP face).
+  const decisions = new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS);
   const rest = createRestFacade({
     exec: deps.rest,
+    decisions,
     contextFor,
     limiter: restLimiter,
     budgetKey: (ctx) => decisionKey(ctx.principal!),
@@ -120,7 +127,7 @@ export function buildRequestListener(deps: {
     maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxPerTenant: deps.mcp.maxSessionsPerTenant, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
   });
   const mcp = createMcpFace({
-    exec: deps.rest, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
+    exec: deps.rest, decisions, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
     resource: { publicUrl: deps.mcp.publicUrl, issuer: security.jwt?.config.issuer ?? null },
     databaseUp: () => health.isUp, log, onError: (err, _req, res) => onError(err, res),
   });

@@ -8,6 +8,7 @@ import type { McpSettings } from '../config/mcp-settings';
 import type { GraphQLContext } from '../graphql/context';
 import type { CatalogWatch } from '../rest/catalog-watch';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
+import type { DecisionMemo } from '../rest/decision-memo';
 import { type RateLimiter, admitOrRefuse } from '../rest/rate-limit';
 import type { Logger } from '../shared/logger';
 import { checkOrigin } from '../shared/origin-guard';
@@ -26,6 +27,8 @@ const SOURCE_PATH = /^\/mcp\/sources\/([a-z0-9][a-z0-9-]{0,31})$/;
 
 export interface McpFaceDeps {
   readonly exec: GraphQLExecutor;
+  /** The list decision once per catalog generation and decision key (issue 21), shared with the REST facade. */
+  readonly decisions: DecisionMemo;
   readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
   readonly limiter: RateLimiter;
   readonly keyOf: (ctx: GraphQLContext) => string;
@@ -79,7 +82,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
   const s = deps.settings;
   const sessions = new Map<string, Session>();
   const lists = new McpToolListCache(64 * 1024 * 1024);
-  const serverDeps = { exec: deps.exec, lists, pageSize: s.pageSize, hostVersion: deps.hostVersion };
+  const serverDeps = { exec: deps.exec, decisions: deps.decisions, lists, pageSize: s.pageSize, hostVersion: deps.hostVersion };
   const sweep = setInterval(() => {
     const cutoff = Date.now() - s.sessionIdleMs;
     for (const x of sessions.values()) if (x.lastUsed < cutoff) void closeSession(x);

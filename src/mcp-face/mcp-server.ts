@@ -5,11 +5,13 @@ import type { GraphQLContext } from '../graphql/context';
 import type { CallHandle, ToolCallResult } from '../invocation/invocation.service';
 import { LIST_TOOLS, SEARCH_TOOLS, START_CALL } from '../rest/documents';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
+import type { DecisionMemo } from '../rest/decision-memo';
 import { type McpToolList, type McpToolListCache, META_PREFIX, decodeCursor, pageOf } from './tool-list';
 import { isMcpToolName, mcpNameOf, needsCandidates, toolIdOfMcpName } from './tool-name';
 
 export interface McpServerDeps {
   readonly exec: GraphQLExecutor;
+  readonly decisions: DecisionMemo;
   readonly lists: McpToolListCache;
   readonly pageSize: number;
   readonly hostVersion: string;
@@ -90,7 +92,8 @@ export function buildMcpServer(deps: McpServerDeps, served: ServedView): Server 
 
 /** The caller's list in MCP shape, through GET /tools' read path (LIST_TOOLS); the session learns the ETag it saw. */
 async function callerList(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext): Promise<McpToolList> {
-  const out = await deps.exec.execute(LIST_TOOLS, { view: served.view, profile: served.profile }, ctx);
+  // Its own memo name: the REST facade's list outcomes may hold a streamed body, which this face cannot read.
+  const out = await deps.decisions.execute(deps.exec, 'mcp-list', LIST_TOOLS, { view: served.view, profile: served.profile }, ctx);
   if (out.errorCodes.length) throw protocolError(out.errorCodes[0], out.errorMessages[0]);
   const doc = out.data?.document as { body: { toString(): string; bytes?: Buffer }; etag: string };
   served.listed(doc.etag);

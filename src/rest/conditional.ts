@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CachedBody } from '../cache/cached-body';
+import { CachedBody, StreamedBody } from '../cache/cached-body';
+import { sendStreamed } from './stream-body';
 import { sendJson } from './http-status';
 /**
  * If-None-Match evaluation (RFC 9110 13.1.2), done here rather than by Express's `req.fresh`, which ignores
@@ -19,7 +20,7 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
  * A catalog read's answer (list, tool, search): its ETag with the caching headers every read sends, then `304` when
  * If-None-Match still matches, else the exact bytes (the one home of this rule for every REST read).
  */
-export function sendRevalidatable(req: IncomingMessage, res: ServerResponse, doc: { readonly body: CachedBody | string; readonly etag: string }): void {
+export function sendRevalidatable(req: IncomingMessage, res: ServerResponse, doc: { readonly body: CachedBody | StreamedBody | string; readonly etag: string }): void {
   res.setHeader('ETag', doc.etag);
   res.setHeader('Cache-Control', 'private, no-cache');
   res.setHeader('Vary', 'Authorization');
@@ -28,5 +29,6 @@ export function sendRevalidatable(req: IncomingMessage, res: ServerResponse, doc
     res.writeHead(304).end();
     return;
   }
+  if (doc.body instanceof StreamedBody) return sendStreamed(req, res, doc.body);
   sendJson(res, 200, doc.body instanceof CachedBody ? doc.body.bytes : doc.body);
 }

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { CachedBody } from '../cache/cached-body';
+import type { CachedBody, StreamedBody } from '../cache/cached-body';
 import type { GraphQLContext } from '../graphql/context';
 import { sendRevalidatable } from './conditional';
 import { CAPABILITIES, GET_TOOL, LIST_TOOLS, SEARCH_TOOLS } from './documents';
 import type { ExecutionOutcome, GraphQLExecutor } from './graphql-executor';
+import type { DecisionMemo } from './decision-memo';
 import { splitTarget } from '../shared/request-target';
 import { type CallRouteDeps, getCall, postCall, prepareCallDocuments } from './call-routes';
 import { CALLS_METHOD_NOT_ALLOWED_BODY, HTTP_STATUS_BY_CODE, METHOD_NOT_ALLOWED_BODY, NOT_FOUND_TOOL_BODY, sendJson, statusForErrors } from './http-status';
@@ -14,6 +15,8 @@ import { type SearchInput, type SearchRefusal, isRefusal, searchOfBody, searchOf
 
 export interface RestFacadeDeps {
   readonly exec: GraphQLExecutor;
+  /** The list and tool reads' outcomes, once per catalog generation and decision key (issue 21). */
+  readonly decisions: DecisionMemo;
   /** Identity, decided once per request (shared with /graphql). */
   readonly contextFor: (req: IncomingMessage) => Promise<GraphQLContext>;
   readonly limiter: RateLimiter;
@@ -118,7 +121,10 @@ async function serve(deps: RestFacadeDeps, req: IncomingMessage, res: ServerResp
     if (out.errorCodes.length) return sendError(res, ctx, out);
     return sendJson(res, 200, JSON.stringify(out.data?.capabilities));
   }
-  const out = args.toolId === undefined ? await deps.exec.execute(LIST_TOOLS, { view: args.view, profile: args.profile }, ctx) : await deps.exec.execute(GET_TOOL, args, ctx);
+  const out =
+    args.toolId === undefined
+      ? await deps.decisions.execute(deps.exec, 'list', LIST_TOOLS, { view: args.view, profile: args.profile }, { ...ctx, streamBodies: true })
+      : await deps.decisions.execute(deps.exec, 'tool', GET_TOOL, { toolId: args.toolId, view: args.view, profile: args.profile }, ctx);
   sendDocument(req, res, ctx, out);
 }
 
@@ -149,8 +155,8 @@ function sendCallUnauthenticated(res: ServerResponse, ctx: GraphQLContext): void
 }
 
 interface DocumentData {
-  /** The cached bytes in-process (CachedBody), or their text. */
-  readonly body: CachedBody | string;
+  /** The cached bytes in-process (CachedBody; a StreamedBody for a large list, issue 21), or their text. */
+  readonly body: CachedBody | StreamedBody | string;
   readonly etag: string;
 }
 

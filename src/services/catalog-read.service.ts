@@ -1,4 +1,4 @@
-import type { CachedBody } from '../cache/cached-body';
+import type { CachedBody, StreamedBody } from '../cache/cached-body';
 import type { CatalogCache } from '../cache/catalog-cache';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import type { CompactToolDescriptor, ToolDescriptor } from '../catalog/descriptor';
@@ -17,6 +17,9 @@ export interface CatalogDocument {
   readonly etag: string;
 }
 
+/** A list document, which the REST facade may take streamed (issue 21). */
+export type ListDocument = Omit<CatalogDocument, 'body'> & { readonly body: CachedBody | StreamedBody };
+
 export type AnyDescriptor = ToolDescriptor | CompactToolDescriptor;
 
 /** Bound on a requested toolId: past it the request is malformed (400), not merely unknown (404). */
@@ -34,10 +37,12 @@ export class CatalogReadService {
     private readonly opts: { readonly compactView: boolean },
   ) {}
 
-  async listDocument(p: Principal, view: unknown, profile?: unknown): Promise<CatalogDocument> {
+  listDocument(p: Principal, view: unknown, profile?: unknown): Promise<CatalogDocument>;
+  listDocument(p: Principal, view: unknown, profile: unknown, opts: { readonly stream: boolean }): Promise<ListDocument>;
+  async listDocument(p: Principal, view: unknown, profile?: unknown, opts?: { readonly stream: boolean }): Promise<ListDocument> {
     const appliedView = resolveView(view, this.opts.compactView);
     const appliedProfile = resolveProfile(appliedView, profile);
-    return { appliedView, appliedProfile, ...(await this.cache.list(p, servedView(appliedView, appliedProfile))) };
+    return { appliedView, appliedProfile, ...(await this.cache.list(p, servedView(appliedView, appliedProfile), { stream: opts?.stream === true })) };
   }
 
   async toolDocument(p: Principal, toolId: unknown, view: unknown, profile?: unknown): Promise<CatalogDocument | null> {

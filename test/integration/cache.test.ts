@@ -44,7 +44,11 @@ forEachDatabase('response cache', (database) => {
     expect(third.headers.get('etag')).to.equal(first.headers.get('etag'));
     const after = suite.host.app.cache.stats();
     expect(after.documents).to.equal(before.documents);
-    expect(after.hits - before.hits).to.equal(2);
+    // The second principal's list is the shared cached document (one hit); the first principal's repeat is its own
+    // decision of this generation, remembered by the facade (issue 21, src/rest/decision-memo.ts): no lookup at all,
+    // unless the version poll (every 100 ms here) saw this test's own grant and principal writes in between and
+    // advanced the generation, which clears the memo: then the repeat is a second hit. Never a miss.
+    expect(after.hits - before.hits).to.be.within(1, 2);
     expect(after.misses - before.misses).to.equal(0);
   });
 
