@@ -5,6 +5,7 @@ import { type SyncLimits, type SyncPolicy, loadSyncLimits, loadSyncPolicy } from
 import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './security-config';
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
 import { MCP_ENV_DOCS, type McpSettings, loadMcpSettings } from './mcp-settings';
+import { OPS_ENV_DOCS, type SharedLimitSettings, type TracingSettings, loadSharedLimitSettings, loadTracingSettings } from './ops-settings';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
@@ -49,6 +50,10 @@ export interface Config {
   readonly calls: CallSettings;
   /** The MCP face and the catalog event stream (issue 15). */
   readonly mcp: McpSettings;
+  /** OpenTelemetry tracing (issue 19); null: off, and no OpenTelemetry module is loaded. */
+  readonly tracing: TracingSettings | null;
+  /** Rate-limit budgets shared through Redis (issue 19); null: each replica keeps its own. */
+  readonly sharedLimits: SharedLimitSettings | null;
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -79,6 +84,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   ...SECURITY_ENV_DOCS,
   ...CALL_ENV_DOCS,
   ...MCP_ENV_DOCS,
+  ...OPS_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -141,6 +147,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tenantDefaultCeiling: defaultCeiling(env.TOOLCAT_TENANT_DEFAULT_MAX_TIER, problems),
     calls: loadCallSettings(int, bool),
     mcp: loadMcpSettings(env, int, problems),
+    tracing: loadTracingSettings(env, problems),
+    sharedLimits: loadSharedLimitSettings(env, int, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
