@@ -47,6 +47,8 @@ import { WriteGate, useImmediateTransactions } from './persistence/sqlite-immedi
 import { createSnapshotStore } from './sources/snapshot-store';
 import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
+import type { Tracing } from './ops/tracing';
+import type { SharedBudgets } from './rest/rate-limit-shared';
 
 export interface App {
   /** The whole HTTP surface as a node:http request listener (REST facade, events, MCP face, then Express). */
@@ -76,10 +78,14 @@ export class PendingMigrationsError extends Error {
  * The composition root: wires config -> database -> services -> GraphQL -> REST. Never listens by itself.
  * Fails whole (and closes what it opened) when anything is misconfigured: no half-configured service.
  */
-export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions> } = {}): Promise<App> {
+export async function createApp(config: Config, opts: { log?: Logger; ingest?: Partial<IngestPoolOptions>; tracing?: Tracing } = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
+  // Issue 19: OpenTelemetry is loaded only when tracing is configured (or a test passes its own); null costs nothing.
+  const ownTracing = !opts.tracing && config.tracing !== null;
+  const tracing: Tracing | null = opts.tracing ?? (config.tracing ? (await import('./ops/tracing')).startTracing(config.tracing) : null);
   const dataSource = createDataSource(config.db);
   await dataSource.initialize();
+  tracing?.instrumentDataSource(dataSource);
   // Issue 12: SQLite writers of this process take the write lock before they read, and wait (asynchronously) for the
   // snapshot writer thread's swaps instead of sleeping in SQLite's busy handler on the event loop.
   const writeGate = new WriteGate();
@@ -114,6 +120,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       keepSessions: config.startSources,
       policy: config.syncPolicy,
       onResult: (r) => metricsHook.current?.(r),
+      trace: tracing,
     });
     const scheduler = new SourceScheduler(dataSource, sync, log);
     const catalog = new CatalogReadService(cache, { compactView: config.compactView });
@@ -141,12 +148,14 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       connectTimeoutMs: config.syncLimits.connectTimeoutMs,
       maxMessageBytes: config.calls.maxResultBytes + 64 * 1024,
       log,
+      traceMeta: tracing ? () => tracing.traceMeta() : undefined,
     });
     const callsHook: { current?: (f: CallFinished) => void } = {};
     const invocation = new InvocationService({
       ds: dataSource, generation, catalog, upstream, store: calls, settings: config.calls, log,
       onFinished: (f) => callsHook.current?.(f),
       principalActive: (p) => tenancy.stillActive(p),
+      trace: tracing,
     });
     // Calls left running by a replica that died mid-call are closed (at start, then every few minutes).
     await invocation.closeAbandoned().catch((err: unknown) => log.warn({ err }, 'could not close abandoned calls'));
@@ -185,16 +194,23 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     const schema = buildCatalogSchema(services, log);
     const apollo = buildApollo(publicSchemaOf(schema), config.security, log);
     const agentApollo = buildApollo(agentSchemaOf(schema), config.security, log);
+    tracing?.instrumentApollo(apollo);
+    tracing?.instrumentApollo(agentApollo);
     await apollo.start();
     await agentApollo.start();
     const metrics = createMetrics({ cache, dataSource, health, sync, embeddings: embeddings ?? undefined });
     metricsHook.current = (r) => metrics.syncResults.inc({ source: r.source, status: r.status });
     callsHook.current = (f) => metrics.callResults.observe(f);
+    // Issue 19: budgets shared by the replicas through Redis when REDIS_URL is set (rest/rate-limit-shared.ts).
+    const sharedBudgets: SharedBudgets | null = config.sharedLimits
+      ? new (await import('./rest/rate-limit-shared')).SharedBudgets({ ...config.sharedLimits, ...config.security.rateLimit, log, onFallback: () => metrics.rateLimitFallbacks.inc() })
+      : null;
+    const restExecutor = new PreparedExecutor(schema, makeFormatError(log));
     let httpServer: HttpServer | null = null;
     const handler = buildRequestListener({
       apollo,
       agentApollo,
-      rest: new PreparedExecutor(schema, makeFormatError(log)),
+      rest: tracing ? tracing.tracedExecutor(restExecutor) : restExecutor,
       calls: { maxRequestBytes: config.calls.maxRequestBytes, heartbeatMs: 15_000, bodyDeadlineMs: config.mcp.bodyDeadlineMs },
       mcp: config.mcp,
       hostVersion: config.hostVersion,
@@ -207,6 +223,8 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       metrics,
       log,
       track: (req, res) => httpServer?.track(req, res),
+      sharedBudgets,
+      traceRequest: tracing?.traceRequest ?? null,
     });
     httpServer = new HttpServer(handler, (err) => log.error({ err }, 'HTTP server error'));
     const server = httpServer;
@@ -240,6 +258,8 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           await apollo.stop();
           await agentApollo.stop();
           await dataSource.destroy();
+          await sharedBudgets?.close();
+          if (ownTracing) await tracing?.shutdown();
         })();
         return closing;
       },
@@ -248,6 +268,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     await searchIndex?.stop();
     await snapshots?.close().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
+    if (ownTracing) await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
 }

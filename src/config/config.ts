@@ -6,6 +6,7 @@ import { SECURITY_ENV_DOCS, type SecurityConfig, loadSecurityConfig } from './se
 import { CALL_ENV_DOCS, type CallSettings, loadCallSettings } from './call-settings';
 import { MCP_ENV_DOCS, type McpSettings, loadMcpSettings } from './mcp-settings';
 import { SEARCH_ENV_DOCS, type SearchSettings, loadSearchSettings } from './search-settings';
+import { OPS_ENV_DOCS, type SharedLimitSettings, type TracingSettings, loadSharedLimitSettings, loadTracingSettings } from './ops-settings';
 import { isSafetyTier } from '../catalog/descriptor';
 import { type GrantShape, UNRESTRICTED_CEILING } from '../catalog/grant-scope';
 
@@ -71,6 +72,10 @@ export interface Config {
   readonly mcp: McpSettings;
   /** Tool search: the optional embedding stage (issue 18). */
   readonly search: SearchSettings;
+  /** OpenTelemetry tracing (issue 19); null: off, and no OpenTelemetry module is loaded. */
+  readonly tracing: TracingSettings | null;
+  /** Rate-limit budgets shared through Redis (issue 19); null: each replica keeps its own. */
+  readonly sharedLimits: SharedLimitSettings | null;
 }
 
 export const ENV_DOCS: Readonly<Record<string, string>> = {
@@ -106,6 +111,7 @@ export const ENV_DOCS: Readonly<Record<string, string>> = {
   ...CALL_ENV_DOCS,
   ...MCP_ENV_DOCS,
   ...SEARCH_ENV_DOCS,
+  ...OPS_ENV_DOCS,
   LOG_LEVEL: 'pino level: fatal|error|warn|info|debug|trace|silent (default info)',
 };
 
@@ -173,6 +179,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     calls: loadCallSettings(int, bool),
     mcp: loadMcpSettings(env, int, problems),
     search: loadSearchSettings(env, int, problems),
+    tracing: loadTracingSettings(env, problems),
+    sharedLimits: loadSharedLimitSettings(env, int, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

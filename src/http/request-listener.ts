@@ -18,6 +18,8 @@ import type { GraphQLExecutor } from '../rest/graphql-executor';
 import { sendJson } from '../rest/http-status';
 import { JSON_CONTENT_TYPE, UNAVAILABLE_BODY, UNAVAILABLE_HEADERS, bearerChallenge, errorBody } from '../shared/transport-answers';
 import { createRateLimiter } from '../rest/rate-limit';
+import type { SharedBudgets } from '../rest/rate-limit-shared';
+import type { TraceRequest } from '../ops/tracing-hooks';
 import { createRestFacade } from '../rest/rest-facade';
 import { DecisionMemo } from '../rest/decision-memo';
 import { DECISION_MEMO_LIMITS } from '../config/cache-settings';
@@ -69,6 +71,10 @@ export function buildRequestListener(deps: {
   catalogGeneration: () => string;
   /** Whether a principal's credential still holds (a revoked key ends its streams and sessions). */
   principalActive: (p: Principal) => Promise<boolean>;
+  /** Issue 19: rate-limit budgets shared through Redis (REDIS_URL); absent: each replica has its own. */
+  sharedBudgets?: SharedBudgets | null;
+  /** Issue 19: runs the request inside its HTTP span; absent when tracing is off. */
+  traceRequest?: TraceRequest | null;
 }): RequestListener & { close(): Promise<void> } {
   const { apollo, security, health, metrics, log } = deps;
   // Identity, once per request: the facade and /graphql each call this once for the requests they serve.
@@ -96,15 +102,27 @@ export function buildRequestListener(deps: {
     sendJson(res, clientError ? status : 500, clientError ? errorBody('BAD_REQUEST', 'The request could not be understood.') : errorBody('INTERNAL_SERVER_ERROR', 'Internal server error.'));
   };
 
-  const restLimiter = createRateLimiter(security.rateLimit);
+  // Issue 19: with shared budgets the token is taken from Redis as soon as the principal is known, and the key
+  // function names the context of the facade's next (synchronous) take (rest/rate-limit-shared.ts says why).
+  const shared = deps.sharedBudgets ?? null;
+  const restLimiter = shared === null ? createRateLimiter(security.rateLimit) : shared.limiter;
+  const limitedContextFor = shared === null ? contextFor : async (req: IncomingMessage): Promise<GraphQLContext> => {
+    const ctx = await contextFor(req);
+    if (ctx.principal) await shared.admit(ctx, decisionKey(ctx.principal));
+    return ctx;
+  };
+  const keyOf = shared === null ? (ctx: GraphQLContext): string => decisionKey(ctx.principal!) : (ctx: GraphQLContext): string => {
+    shared.forContext(ctx);
+    return decisionKey(ctx.principal!);
+  };
   // Issue 21: the catalog reads' decisions, once per catalog generation and decision key (REST and the MCP face).
-  const decisions = new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS);
+  const decisions = new DecisionMemo((ctx) => decisionKey(ctx.principal!), deps.catalogGeneration, deps.onCatalogChange, DECISION_MEMO_LIMITS, () => metrics.decisionMemoHits.inc());
   const rest = createRestFacade({
     exec: deps.rest,
     decisions,
-    contextFor,
+    contextFor: limitedContextFor,
     limiter: restLimiter,
-    budgetKey: (ctx) => decisionKey(ctx.principal!),
+    budgetKey: keyOf,
     calls: deps.calls,
     databaseUp: () => health.isUp,
     onError: (err, _req, res) => onError(err, res),
@@ -113,7 +131,6 @@ export function buildRequestListener(deps: {
   // Issue 15: change notifications (MCP list_changed, GET /catalog/events) and the MCP face, on the same identity,
   // rate limit and fixed GraphQL documents as the REST facade.
   const limiter = restLimiter;
-  const keyOf = (ctx: GraphQLContext): string => decisionKey(ctx.principal!);
   const watch = new CatalogWatch({
     exec: deps.rest,
     onGeneration: deps.onCatalogChange,
@@ -123,11 +140,11 @@ export function buildRequestListener(deps: {
     log,
   });
   const events = createCatalogEvents({
-    watch, contextFor, limiter, keyOf, origin: deps.mcp, databaseUp: () => health.isUp, heartbeatMs: deps.mcp.heartbeatMs,
+    watch, contextFor: limitedContextFor, limiter, keyOf, origin: deps.mcp, databaseUp: () => health.isUp, heartbeatMs: deps.mcp.heartbeatMs,
     maxPerPrincipal: deps.mcp.maxSessionsPerPrincipal, maxPerTenant: deps.mcp.maxSessionsPerTenant, maxStreams: deps.mcp.maxSessions, onError: (err, _req, res) => onError(err, res),
   });
   const mcp = createMcpFace({
-    exec: deps.rest, decisions, contextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
+    exec: deps.rest, decisions, contextFor: limitedContextFor, limiter, keyOf, watch, settings: deps.mcp, hostVersion: deps.hostVersion,
     resource: { publicUrl: deps.mcp.publicUrl, issuer: security.jwt?.config.issuer ?? null },
     databaseUp: () => health.isUp, log, onError: (err, _req, res) => onError(err, res),
   });
@@ -180,6 +197,10 @@ export function buildRequestListener(deps: {
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => onError(err, res));
 
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res) && !published(req, res) && !adminConsole(req, res)) app(req, res);
+  };
+  const traced = deps.traceRequest ?? null; // issue 19: null when tracing is off (no span, no context)
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     deps.track(req, res);
     const incoming = req.headers['x-request-id'];
@@ -188,9 +209,7 @@ export function buildRequestListener(deps: {
     res.setHeader('X-Request-Id', id);
     accessLog(req, res, id, log);
     metrics.observe(req, res);
-    runInRequest(id, () => {
-      if (!rest(req, res) && !events(req, res) && !mcp.handle(req, res) && !published(req, res) && !adminConsole(req, res)) app(req, res);
-    });
+    runInRequest(id, traced === null ? () => route(req, res) : () => traced(req, res, route));
   };
   return Object.assign(listener, {
     async close() {

@@ -1,3 +1,4 @@
+import type { SpanHooks } from '../ops/tracing-hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CatalogGeneration } from '../cache/catalog-generation';
@@ -87,6 +88,8 @@ export class InvocationService {
       readonly principalActive?: (p: Principal) => Promise<boolean>;
       /** For tests: time without a wall clock. */
       readonly now?: () => number;
+      /** Issue 19: a span per call (absent when tracing is off). */
+      readonly trace?: SpanHooks | null;
     },
   ) {}
 
@@ -253,7 +256,8 @@ export class InvocationService {
       events.push({ type: 'error', callId: row.callId, code: failure.code, message: failure.message, details: failure.opts.details });
       throw failure;
     };
-    const done = attempt().then(
+    const traced = this.deps.trace ? () => this.deps.trace!.inSpan('tools/call', { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': row.toolId, 'toolcat.call_id': row.callId }, attempt) : attempt;
+    const done = traced().then(
       async (result) => {
         let checked: { result: ToolCallResult; outcome: string };
         let answer: CallAnswer & { bytes: number };

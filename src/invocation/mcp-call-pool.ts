@@ -42,6 +42,8 @@ export interface McpCallPoolDeps {
   readonly maxNotificationsPerSecond?: number;
   /** Each session opened (tests count them; metrics). `pid`: the stdio server's, null over HTTP. */
   readonly onSessionOpened?: (e: { readonly source: string; readonly pid: number | null }) => void;
+  /** Issue 19: the active trace context for the request's `_meta` (SEP-414); absent when tracing is off. */
+  readonly traceMeta?: () => Record<string, string> | null;
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -280,7 +282,7 @@ export class McpCallPool {
     let answer: unknown;
     try {
       answer = await conn.client.request(
-        { method: 'tools/call', params: { name: tool, arguments: { ...call.arguments }, ...(token ? { _meta: { progressToken: token } } : {}) } },
+        { method: 'tools/call', params: { name: tool, arguments: { ...call.arguments }, ...metaOf(token, this.deps.traceMeta?.() ?? null) } },
         AnyResult,
         { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs, resetTimeoutOnProgress: false },
       );
@@ -405,4 +407,10 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
     );
   });
+}
+
+/** The request's `_meta`: our progress token, and the caller's trace context when tracing is on (issue 19, SEP-414). */
+function metaOf(token: string | null, trace: Record<string, string> | null): { _meta?: Record<string, string> } {
+  if (token === null && trace === null) return {};
+  return { _meta: { ...trace, ...(token ? { progressToken: token } : {}) } };
 }

@@ -18,6 +18,8 @@ export interface UpstreamsDeps {
   readonly log: Logger;
   /** Injected clock (ms); the request signature's timestamp and the breakers read it. */
   readonly now?: () => number;
+  /** Issue 19: trace context for upstream MCP requests (absent when tracing is off). */
+  readonly traceMeta?: () => Record<string, string> | null;
 }
 
 export type Upstreams = Upstream & { readonly pool: McpCallPool; readonly gate: SourceGate };
@@ -30,7 +32,7 @@ export type Upstreams = Upstream & { readonly pool: McpCallPool; readonly gate: 
 export function createUpstreams(deps: UpstreamsDeps): Upstreams {
   const now = deps.now ?? Date.now;
   const gate = new SourceGate(deps.limits, now);
-  const pool = new McpCallPool({ dataSource: deps.dataSource, env: deps.env, version: deps.version, connectTimeoutMs: deps.connectTimeoutMs, maxMessageBytes: deps.maxMessageBytes, log: deps.log });
+  const pool = new McpCallPool({ dataSource: deps.dataSource, env: deps.env, version: deps.version, connectTimeoutMs: deps.connectTimeoutMs, maxMessageBytes: deps.maxMessageBytes, log: deps.log, traceMeta: deps.traceMeta });
   let closed = false;
   // Every call waits for its bulkhead, is decided again as it leaves the queue (beforeSend), then is sent.
   const gated = (key: string, call: UpstreamCall, send: () => Promise<UpstreamResult>) =>

@@ -18,6 +18,10 @@ export interface Metrics {
   observe(req: IncomingMessage, res: ServerResponse): void;
   /** Tool calls by source, tool and outcome (issue 14 item 7). */
   readonly callResults: { observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void };
+  /** Budget checks decided by the replica's own budget because Redis did not answer (issue 19). */
+  readonly rateLimitFallbacks: { inc(): void };
+  /** REST and MCP catalog reads answered from the decision memo (issue 21: the GraphQL outcome kept for the generation). */
+  readonly decisionMemoHits: { inc(): void };
 }
 
 /** Distinct tool labels kept before the rest are counted as `_other` (bounded cardinality at 100,000 tools). */
@@ -141,9 +145,12 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   });
   if (opts.sync) addSyncMetrics(registry, opts.sync);
   if (opts.embeddings) addEmbeddingMetrics(registry, opts.embeddings);
+  const rateLimitFallbacks = new Counter({ name: 'toolcat_rate_limit_fallbacks_total', help: 'Rate-limit checks decided by this replica alone because the shared budgets (Redis) did not answer in time', registers: [registry] });
   return {
     registry,
     callResults,
+    rateLimitFallbacks,
+    decisionMemoHits: new Counter({ name: 'toolcat_decision_memo_hits_total', help: 'Catalog reads (REST, MCP face) answered with the GraphQL outcome kept for this catalog generation and principal, without executing again', registers: [registry] }),
     // Label values are scraped by anyone who can read /metrics (open unless TOOLCAT_METRICS_TOKEN is set): a
     // source named like a token (registered before validateSource refused such names) is not one of them (issue 11).
     syncResults: {

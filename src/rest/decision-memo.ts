@@ -34,6 +34,8 @@ export class DecisionMemo {
     private readonly generation: () => string,
     onChange: (listener: () => void) => () => void,
     limits: { readonly maxBytes: number; readonly maxBodyBytes: number },
+    /** Each answer given from the memo (metrics). */
+    private readonly onHit: () => void = () => undefined,
   ) {
     this.entries = new LRUCache({ maxSize: Math.max(1, limits.maxBytes) });
     this.maxBodyBytes = limits.maxBodyBytes;
@@ -46,7 +48,10 @@ export class DecisionMemo {
     const generation = this.generation();
     const key = `${generation}\u0000${name}\u0000${this.keyOf(ctx)}\u0000${JSON.stringify(variables)}`;
     const hit = this.entries.get(key);
-    if (hit) return hit;
+    if (hit) {
+      this.onHit();
+      return hit;
+    }
     const out = await exec.execute(query, variables, ctx);
     if (out.errorCodes.length) return out;
     const bytes = bodyBytesOf(out);

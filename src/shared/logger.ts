@@ -5,6 +5,14 @@ import { redactJson } from '../catalog/credential-redaction';
 
 export type { Logger };
 
+/** Fields every line gets from the active trace (issue 19: trace_id, span_id); null while tracing is off. */
+let logFields: (() => Record<string, string> | null) | null = null;
+
+/** Set by ops/tracing.ts when tracing starts (null when it stops). */
+export function setLogFields(fn: (() => Record<string, string> | null) | null): void {
+  logFields = fn;
+}
+
 /**
  * Structured JSON logs. Every line written while a request is served carries its requestId (mixin).
  * Secrets never reach a log line: callers log places and kinds, not values, and known secret fields are
@@ -18,6 +26,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     base: { service: 'toolcat' },
     mixin: () => {
       const requestId = currentRequestId();
+      const traced = logFields === null ? null : logFields();
+      if (traced !== null) return requestId ? { requestId, ...traced } : traced;
       return requestId ? { requestId } : {};
     },
     redact: { paths: ['apiKey', 'key', 'authorization', 'req.headers.authorization', 'req.headers.cookie', '*.apiKey', 'env', 'headers'], censor: '[redacted]' },

@@ -1,3 +1,4 @@
+import type { SpanHooks } from '../ops/tracing-hooks';
 import type { DataSource } from 'typeorm';
 import { McpSourceEntity } from '../persistence/mcp-source.entity';
 import type { Logger } from '../shared/logger';
@@ -84,6 +85,8 @@ export class SourceSyncService {
       version: string;
       keepSessions: boolean;
       onResult?: (r: { source: string; status: SourceStatus }) => void;
+      /** Issue 19: a span per sync (absent when tracing is off). */
+      trace?: SpanHooks | null;
     },
   ) {
     this.policy = opts.policy ?? DEFAULT_SYNC_POLICY;
@@ -100,7 +103,9 @@ export class SourceSyncService {
   sync(name: string, opts: { wait: boolean } = { wait: true }): Promise<SyncResult> {
     const running = this.inFlight.get(name);
     if (running) return running;
-    const p = this.queue.run(() => this.locked(name, opts.wait), opts.wait).finally(() => this.inFlight.delete(name));
+    const work = () => this.locked(name, opts.wait);
+    const trace = this.opts.trace;
+    const p = this.queue.run(trace ? () => trace.inSpan('toolcat.sync', { 'toolcat.source': name }, work) : work, opts.wait).finally(() => this.inFlight.delete(name));
     this.inFlight.set(name, p);
     return p;
   }

@@ -32,7 +32,7 @@ export interface GqlResult<T> {
   readonly errors: Array<{ message: string; extensions?: { code?: string } }> | undefined;
 }
 
-export async function startHost(db: DatabaseConfig, overrides: Partial<Config> = {}, bootstrap = true): Promise<TestHost> {
+export async function startHost(db: DatabaseConfig, overrides: Partial<Config> = {}, bootstrap = true, appOpts: Pick<NonNullable<Parameters<typeof createApp>[1]>, 'tracing'> = {}): Promise<TestHost> {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -41,7 +41,7 @@ export async function startHost(db: DatabaseConfig, overrides: Partial<Config> =
     },
   });
   const log = createLogger('debug', sink);
-  const app = await createApp(testConfig({ db, ...overrides }), { log });
+  const app = await createApp(testConfig({ db, ...overrides }), { log, ...appOpts });
   const { url } = await app.listen(0, '127.0.0.1');
   let adminKey = '';
   if (bootstrap) {

@@ -9,7 +9,7 @@ import { forEachDatabase } from '../helpers/databases';
 import { HOSTILE_BIN, hostileControl, until } from '../helpers/mcp-servers';
 import { CLI, gqlAt, run, startReplica } from '../helpers/processes';
 import { loadConfig, testConfig } from '../../src/config/config';
-import { aGrant, aTenantWithKey, hostPerSuite, startHost } from '../helpers/test-host';
+import { aGrant, aPrincipal, aTenantWithKey, hostPerSuite, startHost } from '../helpers/test-host';
 
 forEachDatabase('operations', (database) => {
   const suite = hostPerSuite(database, { healthProbeMs: 100 });
@@ -35,7 +35,10 @@ forEachDatabase('operations', (database) => {
     const t = await aTenantWithKey(suite.host, 'metrics');
     await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: '*' });
     await suite.host.get('/tools', t.key);
-    await suite.host.get('/tools', t.key);
+    await suite.host.get('/tools', t.key); // the same principal again: the decision memo answers (issue 21)
+    // Another principal of the tenant with the same visible set: its decision is made, the document comes from the cache.
+    const other = (await aPrincipal(suite.host, t.tenantId, 'metrics-agent-2')).key;
+    await suite.host.get('/tools', other);
     await suite.host.get('/tools/ext.none', t.key);
     await suite.host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { name: 'm', transport: 'stdio', command: '/nonexistent/binary', syncIntervalSeconds: 0 } });
     await suite.host.gqlOk('mutation { syncSource(name: "m") { status } }');
@@ -45,6 +48,7 @@ forEachDatabase('operations', (database) => {
       /toolcat_http_requests_total\{route="\/tools\/:toolId",method="GET",status="404"\} [1-9]/,
       /toolcat_http_request_duration_seconds_bucket\{le="0\.005",route="\/tools"\}/,
       /toolcat_cache_hits_total [1-9]/,
+      /toolcat_decision_memo_hits_total [1-9]/,
       /toolcat_cache_misses_total [1-9]/,
       /toolcat_source_sync_total\{source="m",status="failing"\} 1/,
       /toolcat_db_pool_connections\{state="total"\} [1-9]/,
