@@ -52,7 +52,7 @@ function idValue(v: unknown): string | ClaimProblem {
   return s;
 }
 
-/** A list claim (roles, groups): an array of strings or one space-separated string; bounded, printable, distinct. */
+/** A list claim: an array of strings or one space-separated string (roles; groupsValue gives a string as one name); bounded, printable, distinct. */
 function listValue(v: unknown): string[] | ClaimProblem {
   if (v === undefined || v === null) return [];
   const list = typeof v === 'string' ? v.split(/[ \t]+/).filter((r) => r !== '') : v;

@@ -189,6 +189,9 @@ const OWN_RULES: readonly CredentialRule[] = [
   { kind: 'aws-secret-access-key', re: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g, judge: onlyGroup('aws-secret-access-key', 0, isBareAwsSecret) },
   { kind: 'azure-storage-key', keywords: ['accountkey', 'sharedaccesskey'], ci: true, re: /\b(?:AccountKey|SharedAccessKey)\s{0,4}=\s{0,4}([A-Za-z0-9+/]{20,}={0,2})/gi, judge: onlyGroup('azure-storage-key', 1, () => true) },
   { kind: 'azure-client-secret', keywords: ['Q~'], re: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g },
+  // toolcat's own API keys (src/tenancy/api-key.ts: `tc_` + 43 base64url characters). Missing until the issue 19
+  // red team found a caller's key passed upstream in a tracestate member; `tc_` is short, so glued needs a random body.
+  { kind: 'toolcat-api-key', keywords: ['tc_'], re: /tc_[A-Za-z0-9_-]{43}/g, judge: (m, t) => gluedRandom('toolcat-api-key', 3)(m, t) },
   { kind: 'github-token', keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], re: /(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
   { kind: 'gitlab-token', keywords: ['gl'], re: /gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|soat|agent|ffct)-[A-Za-z0-9_-]{20,}/g },
   { kind: 'slack-token', keywords: ['xox', 'xapp-'], re: /(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})/g },

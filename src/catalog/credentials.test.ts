@@ -34,6 +34,8 @@ const POSITIVES: Array<[string, string, string?]> = [
   ['pem-private-key', '-----BEGIN OPENSSH PRIVATE KEY-----'],
   ['aws-access-key-id', 'key AKIAIOSFODNN7EXAMPLE here', 'AKIAIOSFODNN7EXAMPLE'],
   ['github-token', 'ghp_' + 'a'.repeat(36)],
+  // toolcat's own API keys (issue 19 red team: one reached an upstream inside a tracestate member).
+  ['toolcat-api-key', 'tracestate k=tc_3aVyiW1REOG3jr1_W1FwXvIHjtbmoWPlDAak-brx31M', 'tc_3aVyiW1REOG3jr1_W1FwXvIHjtbmoWPlDAak-brx31M'],
   ['github-token', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'],
   ['gitlab-token', 'glpat-abcdefghijklmnopqrst'],
   ['slack-token', 'xoxb-1234567890-abcdefghij'],
@@ -180,6 +182,8 @@ const NEGATIVES = [
   'Wraps sk-learn-compatible-estimators-and-pipelines for tabular data.',
   'The task-force-assignment-tracker syncs tickets.',
   'ghp_short, xoxb-short, AIzaShort, glpat-short, npm_short, hf_short',
+  // `tc_` inside a long snake_case identifier is not a key.
+  'Reads etc_configuration_files_from_the_system_directory_for_the_app.',
   'SKU1234 and SKIP-THIS-ONE',
   '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----',
   '-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa',

@@ -63,7 +63,7 @@ export const SECURITY_ENV_DOCS: Readonly<Record<string, string>> = {
   TOOLCAT_JWT_TENANT_CLAIM: 'claim holding the tenant name (default tenant; dotted paths allowed)',
   TOOLCAT_JWT_SUBJECT_CLAIM: 'default sub',
   TOOLCAT_JWT_ROLES_CLAIM: 'default roles (array or space-separated string)',
-  TOOLCAT_JWT_GROUPS_CLAIM: 'default groups (array or space-separated string): grants naming one of these groups narrow the token\'s principal',
+  TOOLCAT_JWT_GROUPS_CLAIM: 'default groups (an array of group names, or one name as a string: a string is never split, as group names may hold spaces): grants naming one of these groups narrow the token\'s principal',
   TOOLCAT_JWT_ROLE_MAP: 'token role=catalog role pairs, comma-separated (default agent=agent,tenant-admin=tenant-admin)',
   TOOLCAT_JWT_DEFAULT_ROLE: 'role for a token with no mapped role (default: refuse the token)',
   TOOLCAT_JWT_CLOCK_TOLERANCE_SEC: 'allowed clock skew for exp/nbf (default 30)',

@@ -7,6 +7,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { containsCredential } from '../catalog/credentials';
 import type { TracingSettings } from '../config/ops-settings';
 import { setLogFields } from '../shared/logger';
 import { splitTarget } from '../shared/request-target';
@@ -105,7 +106,15 @@ function createTracing(tracer: Tracer): Tracing {
       if (!trace.getSpan(context.active())) return null;
       const carrier: Record<string, string> = {};
       propagation.inject(context.active(), carrier);
-      return carrier.traceparent ? carrier : null;
+      if (!carrier.traceparent) return null;
+      // The caller's tracestate goes upstream as W3C says, but no member that looks like a credential does (red team,
+      // issue 19: `tracestate: k=<api key>` reached the MCP server): no caller token is ever passed upstream.
+      if (carrier.tracestate !== undefined) {
+        const kept = carrier.tracestate.split(',').filter((member) => !containsCredential(member)).join(',');
+        if (kept.trim() === '') delete carrier.tracestate;
+        else carrier.tracestate = kept;
+      }
+      return carrier;
     },
     traceRequest(req, res, route) {
       const parent = propagation.extract(context.active(), req.headers, headerGetter);

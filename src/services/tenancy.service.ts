@@ -178,7 +178,10 @@ export class TenancyService {
     if (subject.claims !== null) {
       if (!fromClaims) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'OIDC/JWT is not configured (TOOLCAT_JWT_ISSUER), so no principal can be described by claims.');
       const p = await fromClaims(subject.claims);
-      if (typeof p === 'string') throw new CatalogError(CatalogErrorCode.InvalidArgument, `No principal: ${p}.`);
+      // A tenant admin is told nothing about claims outside its tenant: "no tenant has that name" would say which
+      // names other tenants have (red team, issue 20), so for it every claims that describe nobody in its scope are
+      // not found, with the same bytes as another tenant's. A host admin sees everything and gets the reason.
+      if (typeof p === 'string') throw scope ? notFound('principal') : new CatalogError(CatalogErrorCode.InvalidArgument, `No principal: ${p}.`);
       if (scope && p.tenantId !== scope) throw notFound('principal');
       return p;
     }

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { MAX_DRAFT_GRANTS } from '../../src/services/grant.service';
 import { forEachDatabase } from '../helpers/databases';
 import { type TestHost, aGrant, aPrincipal, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
 
@@ -93,5 +94,16 @@ forEachDatabase('issue 20: previewTools(draftGrants:), a grant previewed before 
     } finally {
       await host.gqlOk('mutation($t: ID!) { setTenantCeiling(tenantId: $t, entries: [{ toolPattern: "*" }]) { toolPattern } }', { t: tenant.tenantId });
     }
+  });
+
+  it(`refuses more than ${MAX_DRAFT_GRANTS} drafts at once, before any is inserted (red team: 15,000 drafts held the write lock for seconds)`, async () => {
+    const before = await state();
+    const drafts = (n: number) => Array.from({ length: n }, (_, i) => ({ toolPattern: `x${i}.*` }));
+    const over = await host.gql(PREVIEW, { p: tenant.principalId, d: drafts(MAX_DRAFT_GRANTS + 1) }, admin.key);
+    expect(over.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
+    expect(over.errors?.[0]?.message).to.equal(`draftGrants holds ${MAX_DRAFT_GRANTS + 1} grants; a preview takes at most ${MAX_DRAFT_GRANTS}.`);
+    const atBound = await host.gqlOk<{ previewTools: { tools: Array<{ toolId: string }> } }>(PREVIEW, { p: tenant.principalId, d: drafts(MAX_DRAFT_GRANTS) }, admin.key);
+    expect(atBound.previewTools.tools.map((t) => t.toolId)).to.deep.equal(['ext.alpha', 'ext.alpine']);
+    expect(await state(), 'nothing saved').to.deep.equal(before);
   });
 });

@@ -160,5 +160,21 @@ forEachDatabase('tracing with an in-process exporter (issue 19)', (database) => 
     // What the upstream received: the caller's trace, as a child of the call's span; the caller's tracestate kept.
     expect(received.traceparent).to.equal(`00-${caller.traceId}-${call!.spanContext().spanId}-01`);
     expect(received.tracestate).to.equal('caller=1');
+
+    // Red team (issue 19): a tracestate member carrying a credential (here the caller's own key) never goes upstream;
+    // the other members do. A tracestate made only of such members is dropped.
+    const callWith = async (tracestate: string) => {
+      const res = await fetch(`${host.url}/tools/mcp.metaecho.echo_meta/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agent.key}`, 'content-type': 'application/json', traceparent: callerContext().traceparent, tracestate },
+        body: JSON.stringify({ arguments: {} }),
+      });
+      const body = await res.text();
+      expect(res.status, body).to.equal(200);
+      expect(body, body).to.not.include(agent.key);
+      return JSON.parse((JSON.parse(body) as { content: Array<{ text: string }> }).content[0].text) as Record<string, string>;
+    };
+    expect((await callWith(`caller=1,k=${agent.key}`)).tracestate).to.equal('caller=1');
+    expect(await callWith(`k=${agent.key}`)).to.not.have.property('tracestate');
   });
 });

@@ -82,6 +82,11 @@ forEachDatabase('issue 11 defect 7: JWT principals narrowed by groups, previewed
   it('a preview by claims is scoped like any admin read, and says why claims describe nobody', async () => {
     const other = await host.gql(PREVIEW, { c: claims() }, globexAdmin.key);
     expect(other.errors?.[0]?.extensions?.code, 'another tenant\'s claims are not in a tenant admin\'s scope').to.equal('NOT_FOUND');
+    // Red team (issue 20): an unknown tenant name and another tenant's name answer a tenant admin the same bytes.
+    const unknownTenant = await host.gql(PREVIEW, { c: claims({ tenant: 'no-such-tenant' }) }, globexAdmin.key);
+    expect(JSON.stringify(unknownTenant.errors)).to.equal(JSON.stringify(other.errors));
+    const unmapped = await host.gql(PREVIEW, { c: claims({ tenant: 'globex', roles: ['nobody'] }) }, globexAdmin.key);
+    expect(JSON.stringify(unmapped.errors), 'claims that describe nobody, for a tenant admin').to.equal(JSON.stringify(other.errors));
     const noRole = await host.gql(PREVIEW, { c: claims({ roles: ['nobody'] }) });
     expect(noRole.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
     const both = await host.gql(PREVIEW, { c: claims(), p: acmeAdmin.key });
