@@ -145,19 +145,26 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
    * A JSON-RPC batch (protocol 2025-03-26) costs one request-budget token per message, as REST pays per request
    * (red-team finding 2: a 100-message batch ran 100 calls for one token).
    */
-  const chargeBatch = (res: ServerResponse, key: string, body: unknown): boolean => {
+  const chargeBatch = async (res: ServerResponse, key: string, body: unknown): Promise<boolean> => {
     if (!Array.isArray(body)) return true;
     if (body.length > MAX_BATCH) {
       jsonRpcError(res, 400, -32600, `A batch may hold at most ${MAX_BATCH} messages.`);
       return false;
     }
+    const refuse = (retryAfterSeconds: number): false => {
+      res.setHeader('Retry-After', String(retryAfterSeconds));
+      jsonRpcError(res, 429, -32000, 'Too many requests: a batch costs one request per message.');
+      return false;
+    };
+    if (body.length < 2) return true;
+    // A shared budget (Redis) is charged for the rest of the batch at once; this process's own one token by token.
+    if (deps.limiter.takeMany) {
+      const r = await deps.limiter.takeMany(key, body.length - 1);
+      return r.allowed ? true : refuse(r.retryAfterSeconds);
+    }
     for (let i = 1; i < body.length; i++) {
       const r = deps.limiter.take(key);
-      if (!r.allowed) {
-        res.setHeader('Retry-After', String(r.retryAfterSeconds));
-        jsonRpcError(res, 429, -32000, 'Too many requests: a batch costs one request per message.');
-        return false;
-      }
+      if (!r.allowed) return refuse(r.retryAfterSeconds);
     }
     return true;
   };
@@ -204,7 +211,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
       const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs) : undefined;
-      if (body === BAD || !chargeBatch(res, key, body)) return;
+      if (body === BAD || !(await chargeBatch(res, key, body))) return;
       if (isDirectList(req, body)) return answerList(res, session.served, ctx, body);
       return session.transport.handleRequest(req, res, body);
     }
@@ -213,7 +220,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
     }
     const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
-    if (body === BAD || !chargeBatch(res, key, body)) return;
+    if (body === BAD || !(await chargeBatch(res, key, body))) return;
     if (isDirectList(req, body)) return answerList(res, { view, profile, scope, found: null, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, profile, scope);
     const session = await openSession(ctx, key, view, profile, path, scope, discovery);

@@ -80,6 +80,10 @@ export class SharedBudgets {
         this.decided.delete(ctx!);
         return got.decision;
       },
+      // Review (issue 19): an MCP batch's later messages were taken with take() after the body was read, which had
+      // no remembered answer and so drew on this replica's own, otherwise untouched, bucket: N replicas gave a
+      // batching caller N budgets. They are consumed from the shared budget here.
+      takeMany: (key, n) => this.decide(key, n),
     };
   }
 
@@ -93,11 +97,11 @@ export class SharedBudgets {
     this.decided.set(ctx, { key, decision: await this.decide(key) });
   }
 
-  private async decide(key: string): Promise<Decision> {
+  private async decide(key: string, points = 1): Promise<Decision> {
     let timer: NodeJS.Timeout | undefined;
     try {
       const res = await Promise.race([
-        this.store.consume(key, 1),
+        this.store.consume(key, points),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from Redis within ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);
         }),
@@ -106,7 +110,9 @@ export class SharedBudgets {
     } catch (err) {
       if (err instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)), remaining: 0 };
       this.fallback(err);
-      return this.local.take(key);
+      let last: Decision = { allowed: true, retryAfterSeconds: 0, remaining: 0 };
+      for (let i = 0; i < points && last.allowed; i++) last = this.local.take(key);
+      return last;
     } finally {
       clearTimeout(timer);
     }

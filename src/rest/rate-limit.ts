@@ -30,6 +30,11 @@ interface TakeResult {
 export interface RateLimiter {
   readonly capacity: number;
   take(key: string): TakeResult;
+  /**
+   * `n` more tokens of `key` at once (an MCP batch's later messages), where the budget is not this process's own
+   * (rate-limit-shared.ts: Redis). Absent: the caller takes them one by one with take().
+   */
+  takeMany?(key: string, n: number): Promise<TakeResult>;
   /** Keys currently remembered (for tests and metrics). */
   size(): number;
 }

@@ -122,6 +122,21 @@ forEachDatabase('rate-limit budgets shared through Redis (issue 19)', (database)
     for (const h of [b, a, b, a]) statuses.push((await init(h)).status);
     expect(statuses).to.deep.equal([200, 200, 200, 429]);
   });
+
+  it('an MCP batch spends one shared token per message, on whichever replica it lands (review: it spent the replica\'s own bucket)', async () => {
+    const agent = await aTenantWithKey(a, 'shared-batch');
+    expect((await a.get('/tools', agent.key)).status).to.equal(200); // 1 of CAPACITY (4)
+    const batch = await fetch(`${b.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' }))),
+    });
+    await batch.text();
+    expect(batch.status, 'the batch itself fits the 3 tokens left').to.not.equal(429);
+    // 1 + 3 = CAPACITY: the shared budget is spent, on the other replica too.
+    const after = await a.get('/tools', agent.key);
+    expect(after.status).to.equal(429);
+  });
 });
 
 describe('rate-limit budgets with Redis down (issue 19): the replica\'s own budget decides, never a 500 or a hang', () => {
