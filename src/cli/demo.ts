@@ -38,6 +38,7 @@ export function demoBanner(url: string, keys: { agentKey: string; adminKey: stri
     `  curl -H "Authorization: Bearer ${keys.agentKey}" -H "Content-Type: application/json" \\\n` +
     `       -d '{"arguments":{"expression":"(2 + 3) * 4"}}' ${url}/tools/ext.calculator/calls\n` +
     `  demo workspace (read_file, write_file): ${workspace}\n` +
-    `  GraphQL (Apollo Sandbox):  ${url}/graphql  (set the Authorization header to "Bearer <key>")\n\n`
+    `  admin console:             ${url}/admin/  (sign in with the host-admin key)\n` +
+    `  GraphQL IDE:               ${url}/graphql  (in a browser: GraphiQL unless TOOLCAT_GRAPHQL_IDE says otherwise; give it the host-admin key)\n\n`
   );
 }

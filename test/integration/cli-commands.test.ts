@@ -182,7 +182,7 @@ describe('toolcat CLI commands (issue 19)', function () {
         let err = '';
         p.stderr.on('data', (c) => {
           err += String(c);
-          if (/GraphQL \(Apollo Sandbox\)/.test(err)) p.kill('SIGTERM');
+          if (/GraphQL IDE:/.test(err)) p.kill('SIGTERM');
         });
         p.once('exit', () => (/toolcat demo is running/.test(err) ? resolve(err) : reject(new Error(err))));
       });
