@@ -3,6 +3,8 @@ import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { type Classification, EGRESS_VALUES, REPLAY_POLICIES, SAFETY_TIERS } from '../catalog/descriptor';
 import { type Role, isRole } from '../catalog/principal';
 import type { App } from '../app';
+import { compareCodeUnits } from '../catalog/stable-compare';
+import { ownerOfOrigin } from '../services/ownership';
 import { UsageError } from './exit-codes';
 import { printObject, printRows, withOperator } from './operator';
 
@@ -111,7 +113,7 @@ export const sources = {
     withOperator('sources list', async (app, op) => {
       const rows = await app.services.sources.list(op);
       printRows(
-        rows.map((s) => ({ name: s.name, transport: s.transport, owner: s.origin === 'config' ? 'config' : 'api', enabled: Boolean(s.enabled), status: s.status, tools: s.toolCount, quarantined: s.quarantinedCount, lastSyncAt: s.lastSyncAt })),
+        rows.map((s) => ({ name: s.name, transport: s.transport, owner: ownerOfOrigin(s.origin), enabled: Boolean(s.enabled), status: s.status, tools: s.toolCount, quarantined: s.quarantinedCount, lastSyncAt: s.lastSyncAt })),
         ['name', 'transport', 'owner', 'enabled', 'status', 'tools', 'quarantined', 'lastSyncAt'],
         o.json,
       );
@@ -134,8 +136,11 @@ export const tools = {
       const own = await app.services.toolAdmin.ownership(op);
       const rows = (await app.services.toolAdmin.listTools(op))
         .filter((r) => !o.source || r.source === o.source)
-        .sort((a, b) => (a.toolId < b.toolId ? -1 : a.toolId > b.toolId ? 1 : 0))
-        .map((r) => ({ toolId: r.toolId, source: r.source, owner: own(r).owner, safetyTier: r.classification.safetyTier, replayPolicy: r.classification.replayPolicy, egress: r.classification.egress, classified: r.classified, classificationOwner: own(r).classificationOwner }));
+        .sort((a, b) => compareCodeUnits(a.toolId, b.toolId))
+        .map((r) => {
+          const { owner, classificationOwner } = own(r);
+          return { toolId: r.toolId, source: r.source, owner, safetyTier: r.classification.safetyTier, replayPolicy: r.classification.replayPolicy, egress: r.classification.egress, classified: r.classified, classificationOwner };
+        });
       printRows(rows, ['toolId', 'source', 'owner', 'safetyTier', 'replayPolicy', 'egress', 'classificationOwner'], o.json);
     }),
   classify: (toolId: string, o: Json & { tier: string; replay: string; egress: string }) => {
