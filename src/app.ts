@@ -45,6 +45,7 @@ import { SourceSnapshotService } from './sources/source-snapshot.service';
 import { type IngestPoolOptions, IngestPool } from './sources/ingest-pool';
 import { WriteGate, useImmediateTransactions } from './persistence/sqlite-immediate';
 import { createSnapshotStore } from './sources/snapshot-store';
+import { SqliteCheckpointer } from './persistence/sqlite-checkpointer';
 import { SourceSyncService } from './sources/source-sync.service';
 import { type Logger, createLogger } from './shared/logger';
 import type { Tracing } from './ops/tracing';
@@ -90,6 +91,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
   // snapshot writer thread's swaps instead of sleeping in SQLite's busy handler on the event loop.
   const writeGate = new WriteGate();
   useImmediateTransactions(dataSource, writeGate);
+  let checkpointer: SqliteCheckpointer | null = null;
   let snapshots: SourceSnapshotService | null = null;
   let searchIndex: SearchIndexSync | null = null;
   try {
@@ -132,6 +134,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     await searchIndex.start();
     const search = new ToolSearchService(cache, generation, searchIndex, { compactView: config.compactView });
     // Issue 14: calls go through the catalog's own decision, then to the tool's source or implementation.
+    checkpointer = await SqliteCheckpointer.start(dataSource);
     const calls = new ToolCallStore(dataSource);
     const implementations = new ExtensionImplementationStore(dataSource, config.secretEnv);
     const upstream = createUpstreams({
@@ -257,6 +260,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           await listener?.stop();
           await apollo.stop();
           await agentApollo.stop();
+          await checkpointer?.stop();
           await dataSource.destroy();
           await sharedBudgets?.close();
           if (ownTracing) await tracing?.shutdown();
@@ -267,6 +271,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
   } catch (err) {
     await searchIndex?.stop();
     await snapshots?.close().catch(() => undefined);
+    await checkpointer?.stop().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     if (ownTracing) await tracing?.shutdown().catch(() => undefined);
     throw err;

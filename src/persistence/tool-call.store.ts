@@ -12,8 +12,9 @@ type Finish = { outcome: string; answer: string; resultBytes: number | null; att
 /**
  * The two writes every call makes (its start and its end) are prepared statements on the driver, not TypeORM's query
  * builder: the builder's insert (metadata walk, then a SELECT for the column defaults) and update were ~15-18% of
- * toolcat's CPU per call (bench scenario i). Each is one autocommit statement, so it needs no transaction: the start
- * row is durable (and an Idempotency-Key taken, by the unique index) before the call is sent, as before.
+ * toolcat's CPU per call (bench scenario i). On PostgreSQL each is one autocommit statement; on SQLite the writes of
+ * one event-loop turn share a transaction (below). Either way the start row is durable (and an Idempotency-Key taken,
+ * by the unique index) before the call is sent, as before.
  */
 const COLUMNS = ['call_id', 'scope', 'tenant_id', 'principal_id', 'principal_kind', 'tool_id', 'safety_tier', 'replay_policy', 'egress', 'idempotency_key', 'request_hash', 'arguments', 'status', 'argument_bytes', 'attempts', 'started_at', 'request_id'];
 const placeholders = (pg: boolean, n: number, from = 1) => Array.from({ length: n }, (_, i) => (pg ? `$${i + from}` : '?'));
@@ -36,12 +37,56 @@ function writerOf(ds: DataSource): Write {
       await ((ds.driver as unknown as { master: Pool }).master.query({ name: `toolcat_call_${statement}`, text: text[statement], values }));
     };
   }
-  // SQLite: statements prepared once on the process's one connection (reprepared if the connection changes).
-  let prepared: { db: SqliteConnection; begin: ReturnType<SqliteConnection['prepare']>; finish: ReturnType<SqliteConnection['prepare']>; 'finish-release': ReturnType<SqliteConnection['prepare']> } | null = null;
-  return (statement, values) =>
+  // SQLite: statements prepared once on the process's one connection (reprepared if the connection changes), and
+  // group-committed: the writes asked for within one turn of the event loop are run in one transaction (one WAL
+  // commit instead of one each; under concurrent calls they share the table's and indexes' pages). Each write still
+  // resolves only after the commit that holds it, so a call's start row is durable before the call is sent.
+  type Prepared = { db: SqliteConnection; begin: Stmt; finish: Stmt; 'finish-release': Stmt; txBegin: Stmt; txCommit: Stmt; txRollback: Stmt };
+  type Stmt = ReturnType<SqliteConnection['prepare']>;
+  type Queued = { statement: 'begin' | 'finish' | 'finish-release'; values: unknown[]; resolve: () => void; reject: (err: unknown) => void };
+  let prepared: Prepared | null = null;
+  let queue: Queued[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
     outsideTransactions(ds, (db) => {
-      if (prepared?.db !== db) prepared = { db, begin: db.prepare(beginSql(false)), finish: db.prepare(finishSql(false, false)), 'finish-release': db.prepare(finishSql(false, true)) };
-      prepared[statement].run(...values);
+      if (prepared?.db !== db) {
+        prepared = { db, begin: db.prepare(beginSql(false)), finish: db.prepare(finishSql(false, false)), 'finish-release': db.prepare(finishSql(false, true)), txBegin: db.prepare('BEGIN IMMEDIATE'), txCommit: db.prepare('COMMIT'), txRollback: db.prepare('ROLLBACK') };
+      }
+      const p = prepared;
+      if (batch.length === 1) {
+        const [one] = batch;
+        p[one.statement].run(...one.values);
+        return [null];
+      }
+      // A failing statement (an Idempotency-Key's unique index) fails alone: SQLite undoes that statement only and the
+      // transaction goes on; a failed COMMIT fails them all (nothing of the batch was written).
+      p.txBegin.run();
+      const errors: unknown[] = [];
+      try {
+        for (const q of batch) {
+          try {
+            p[q.statement].run(...q.values);
+            errors.push(null);
+          } catch (err) {
+            errors.push(err ?? new Error('write failed'));
+          }
+        }
+        p.txCommit.run();
+      } catch (err) {
+        if (db.inTransaction) p.txRollback.run();
+        throw err;
+      }
+      return errors;
+    }).then(
+      (errors) => batch.forEach((q, i) => (errors[i] === null ? q.resolve() : q.reject(errors[i]))),
+      (err: unknown) => batch.forEach((q) => q.reject(err)),
+    );
+  };
+  return (statement, values) =>
+    new Promise<void>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push({ statement, values, resolve, reject });
     });
 }
 

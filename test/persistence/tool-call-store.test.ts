@@ -82,4 +82,26 @@ forEachDatabase('the call log store (issue 14)', (database) => {
     expect((await store.mine(r.scope, r.toolId, r.callId))?.status).to.equal('completed');
     expect(await store.mine(began.scope, began.toolId, began.callId)).to.not.equal(null);
   });
+
+  it('writes asked for together (SQLite: one group commit) each land, and a twin among them fails alone', async () => {
+    const key = `k-${randomUUID()}`;
+    const rows = Array.from({ length: 12 }, (_, i) => row({ idempotencyKey: i === 3 || i === 8 ? key : null }));
+    // All in one turn of the event loop: on SQLite they share one transaction.
+    const outcomes = await Promise.allSettled(rows.map((r) => store.begin(r)));
+    const refused = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
+    expect(refused).to.have.length(1);
+    expect((refused[0].reason as CatalogError).code).to.equal('CONFLICT');
+    // Which twin wins is the database's order (on SQLite the first asked; on PostgreSQL a race): exactly one of them.
+    const lost = outcomes[3].status === 'rejected' ? 3 : 8;
+    expect(outcomes[lost === 3 ? 8 : 3].status).to.equal('fulfilled');
+    for (const [i, r] of rows.entries()) {
+      const read = await store.mine(r.scope, r.toolId, r.callId);
+      if (i === lost) expect(read, 'the refused twin').to.equal(null);
+      else expect(read?.status, `row ${i}`).to.equal('running');
+    }
+    const kept = rows.filter((_, i) => i !== lost);
+    await Promise.all(kept.map((r) => store.finish(r.callId, done)));
+    for (const r of kept) expect((await store.mine(r.scope, r.toolId, r.callId))?.status).to.equal('completed');
+    expect(await store.mine(rows[lost].scope, rows[lost].toolId, rows[lost].callId)).to.equal(null);
+  });
 });

@@ -1,7 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { followSignal } from '../../shared/follow-signal';
+import { clientFor } from './http-agents';
 import { MessageTooLargeError } from './message-too-large';
 
 /**
@@ -17,13 +17,6 @@ import { MessageTooLargeError } from './message-too-large';
  * What fetch did that matters here is kept: rejections as `TypeError('fetch failed', { cause })`, the abort reason as
  * the rejection (or the body's error), the response as it came (a 3xx included, like `redirect: 'manual'`).
  */
-// Node's own defaults (its global agents'): kept-alive connections, the most recently used first; an idle one closes
-// after 5 s, or a second before the server's announced `Keep-Alive: timeout=`, so a request is rarely written to a
-// connection the server is closing (such a request fails; it is never sent again, as the server may have read it).
-// The timeout ends idle connections only: a response still streaming (a long SSE stream) is not cut. No Nagle delay:
-// a request goes out as written.
-const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo', timeout: 5000, noDelay: true } as const;
-const agents = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 
 /** Statuses whose response has no body (fetch gives them a null body; Response refuses one). */
 const NULL_BODY = new Set([204, 205, 304]);
@@ -34,8 +27,8 @@ export function boundedFetch(maxBytes: number, onOversize?: (err: MessageTooLarg
 
 function send(url: URL, init: RequestInit, maxBytes: number, onOversize: ((err: MessageTooLargeError) => void) | undefined): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const agent = url.protocol === 'http:' || url.protocol === 'https:' ? agents[url.protocol] : null;
-    if (!agent) return reject(new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) }));
+    const client = clientFor(url);
+    if (!client) return reject(new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) }));
     let body: string | Uint8Array | undefined;
     try {
       body = bodyOf(init.body);
@@ -65,8 +58,7 @@ function send(url: URL, init: RequestInit, maxBytes: number, onOversize: ((err: 
       own.release();
       return reject(own.signal.reason);
     }
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: init.method ?? 'GET', headers: headersOf(init.headers), agent });
+    const req = client.request(url, { method: init.method ?? 'GET', headers: headersOf(init.headers), agent: client.agent });
     own.signal.addEventListener('abort', onAbort, { once: true });
     req.once('error', (err) => {
       if (ended || res) return; // after the response, the body reports it

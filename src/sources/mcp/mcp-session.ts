@@ -1,13 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type McpSourceSecrets, type McpSourceSpec, resolveSecrets, resolveUrl } from '../source-spec';
 import { followSignal } from '../../shared/follow-signal';
-import { boundedFetch } from './bounded-fetch';
 import { BoundedStdioTransport } from './bounded-stdio.transport';
+import { HttpClientTransport } from './http-client.transport';
 import type { MessageTooLargeError } from './message-too-large';
 import type { NotificationGate } from './notification-gate';
 import type { SyncLimits } from '../../config/sync-settings';
@@ -69,7 +68,7 @@ export interface ConnectOptions {
 /**
  * Connects to a source's MCP server the way every part of toolcat does (the sync, issue 4; tool calls, issue 14):
  * stdio through BoundedStdioTransport with the resolved env secrets, Streamable HTTP with the resolved URL and
- * headers through boundedFetch (no redirects). Secrets go only into the transport.
+ * headers through HttpClientTransport (redirects only within the URL's origin). Secrets go only into the transport.
  */
 export async function connect(
   spec: McpSourceSpec,
@@ -85,7 +84,7 @@ export async function connect(
     );
   } else {
     const headers = resolveSecrets(secrets.headers, env);
-    transport = new StreamableHTTPClientTransport(new URL(resolveUrl(secrets.url!, env)), { requestInit: { headers }, fetch: boundedFetch(opts.maxMessageBytes, opts.onOversize) });
+    transport = new HttpClientTransport(new URL(resolveUrl(secrets.url!, env)), { headers, maxMessageBytes: opts.maxMessageBytes, onOversize: opts.onOversize });
   }
   const client = new Client({ name: 'toolcat', version: opts.version }, { capabilities: {} });
   client.onclose = () => opts.onClosed?.();
