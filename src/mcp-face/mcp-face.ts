@@ -212,7 +212,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
       const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs) : undefined;
-      if (body === BAD || !(await chargeBatch(res, key, body))) return;
+      // Only a batch is charged beyond the request's own token (a single message needs no await for it: issue 21).
+      if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
       if (isDirectList(req, body)) return answerList(res, session.served, ctx, body);
       return session.transport.handleRequest(req, res, body);
     }
@@ -221,7 +222,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
     }
     const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
-    if (body === BAD || !(await chargeBatch(res, key, body))) return;
+    if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
     if (isDirectList(req, body)) return answerList(res, { view, profile, scope, found: null, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, profile, scope);
     const session = await openSession(ctx, key, view, profile, path, scope, discovery);

@@ -19,15 +19,6 @@ export interface BodyBounds {
 async function readBoundedBody(req: IncomingMessage, bounds: Pick<BodyBounds, 'maxBytes' | 'deadlineMs'>): Promise<Buffer | 'too-large' | 'too-slow'> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > bounds.maxBytes) return 'too-large';
-  // Issue 21: a small body usually arrives in the same packet as its headers, and node's HTTP parser has pushed all of
-  // it (and its end) into the request's buffer before any await of the handler resumes. Then it is taken at once,
-  // without listeners, a deadline timer and a promise of its own: there is nothing left to wait for or to bound in
-  // time, and its size is known. Anything still arriving takes the guarded path below.
-  if (req.complete && !req.readableFlowing && !req.readableEnded && !req.readableObjectMode && req.readableEncoding === null) {
-    if (req.readableLength > bounds.maxBytes) return 'too-large';
-    const all = req.read() as Buffer | null;
-    return all ?? Buffer.alloc(0);
-  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
