@@ -38,7 +38,7 @@ import { EVERYTHING_BIN, HOSTILE_BIN, freePort } from '../test/helpers/mcp-serve
 import { type Backend, SAMPLE, type ScaleReport, TENANCY_CONCURRENCY, scaleAll } from './scale';
 import { fmt, markdownTable, mb, memoryOf, ratio, sleep } from './stats';
 
-const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'] as const;
+const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm'] as const;
 type Scenario = (typeof THROUGHPUT)[number];
 
 function wants(o: Options, section: string): boolean {
@@ -61,6 +61,7 @@ function wantedScenarios(o: Options): Scenario[] {
   if (need.has('c')) need.add('l'); // issue 21: one tool against a plain server's same small body
   if (need.has('g')) need.add('f');
   if (need.has('i')) need.add('h');
+  if (need.has('m')) need.add('a'); // issue 21: the MCP face's list of the 1,000-tool catalog beside GET /tools of it
   if (need.has('j')) {
     need.add('f');
     need.add('g');
@@ -130,7 +131,7 @@ interface ThroughputReport {
   readonly ratiosByRound: Array<Partial<Record<RatioKey, { rps: number; cpu: number }>>>;
 }
 
-type RatioKey = 'a/e' | 'd/e' | 'd/k' | 'c/l' | 'g/f' | 'i/h' | 'j/g' | 'j/f';
+type RatioKey = 'a/e' | 'd/e' | 'd/k' | 'c/l' | 'g/f' | 'i/h' | 'j/g' | 'j/f' | 'm/a';
 
 /** Server CPU milliseconds per answered request. */
 const cpuMsPerRequest = (m: Measured) => (m.serverCpu * 10) / m.load.rps;
@@ -146,6 +147,7 @@ const DESCRIPTIONS: Record<Scenario, string> = {
   h: 'direct: MCP tools/call echo, server-everything, Streamable HTTP',
   i: 'toolcat: POST /tools/mcp.everything.echo/calls (the same call through the catalog)',
   j: 'toolcat MCP face: tools/list on /mcp (a session) of the same server-everything tools',
+  m: 'toolcat MCP face: tools/list on /mcp (a session) of (a)\'s 1,000 tools (one page)',
   k: 'plain node:http: the same 304 as (d) for the same request (If-None-Match compared)',
   l: 'plain node:http: the same GET /tools/{toolId} bodies as (c) (1,000 ids round-robin)',
 };
@@ -216,6 +218,16 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
     }
   }
 
+  let big: { headers: Record<string, string> } | null = null;
+  if (scenarios.includes('m')) {
+    // Issue 21: (a)'s catalog through the MCP face, one page of 1,000 tools (the default page size), on a session.
+    big = await mcpSession(`${url}/mcp`, { authorization: `Bearer ${reader.key}` });
+    const page = await fetch(`${url}/mcp`, { method: 'POST', headers: big.headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
+    const bigTools = ((rpcMessages(page.headers.get('content-type') ?? undefined, await page.text()).find((m) => m.id === 1)?.result as { tools?: unknown[]; nextCursor?: string }) ?? {}).tools ?? [];
+    if (bigTools.length !== ids.length) throw new Error(`(m) the MCP face listed ${bigTools.length} tools on its first page, GET /tools ${ids.length}`);
+    notes.push(`(m): the MCP face lists (a)'s ${bigTools.length} tools in one page, answering as ${page.headers.get('content-type')}.`);
+  }
+
   let ceiling: { url: string; bytes: number } | null = null;
   if (scenarios.includes('e')) {
     ceiling = await worker.call<{ url: string; bytes: number; etag: string }>('ceiling', { key: reader.key, path: '/tools' });
@@ -267,6 +279,10 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       pid: worker.pid,
       spec: { ...base, baseUrl: url, targets: [{ method: 'POST', path: '/mcp', headers: face!.headers, body: '{"jsonrpc":"2.0","id":__SEQ__,"method":"tools/list","params":{}}' }], expectStatus: 200 },
     }),
+    m: () => ({
+      pid: worker.pid,
+      spec: { ...base, baseUrl: url, targets: [{ method: 'POST', path: '/mcp', headers: big!.headers, body: '{"jsonrpc":"2.0","id":__SEQ__,"method":"tools/list","params":{}}' }], expectStatus: 200 },
+    }),
     k: () => ({ pid: worker.pid, spec: { ...base, baseUrl: plain!.url, targets: [{ path: '/tools', headers: { ...auth, 'if-none-match': etag } }], expectStatus: 304 } }),
     l: () => ({ pid: worker.pid, spec: { ...base, baseUrl: plain!.url, targets: ids.map((id): LoadTarget => ({ path: `/tools/${id}`, headers: auth })), expectStatus: 200 } }),
     i: () => ({
@@ -281,7 +297,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   };
 
   // Paired scenarios run back to back: a e d k (e sits next to both a and d), then b, c l, then g f.
-  const order: Scenario[] = (['a', 'e', 'd', 'k', 'b', 'c', 'l', 'g', 'f', 'j', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
+  const order: Scenario[] = (['a', 'm', 'e', 'd', 'k', 'b', 'c', 'l', 'g', 'f', 'j', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
   if (scenarios.includes('i')) {
     // The call works through toolcat and answers what the server answers directly.
     const viaToolcat = await fetch(`${url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { authorization: `Bearer ${direct!.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
@@ -309,7 +325,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       rows.set(s, [...(rows.get(s) ?? []), m]);
     }
     const r = (x?: Measured, y?: Measured) => (x && y ? { rps: ratio(x.load.rps, y.load.rps), cpu: ratio(cpuMsPerRequest(y), cpuMsPerRequest(x)) } : undefined);
-    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'd/k': r(thisRound.d, thisRound.k), 'c/l': r(thisRound.c, thisRound.l), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h), 'j/g': r(thisRound.j, thisRound.g), 'j/f': r(thisRound.j, thisRound.f) });
+    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'd/k': r(thisRound.d, thisRound.k), 'c/l': r(thisRound.c, thisRound.l), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h), 'j/g': r(thisRound.j, thisRound.g), 'j/f': r(thisRound.j, thisRound.f), 'm/a': r(thisRound.m, thisRound.a) });
   }
 
   const layoutRows: ThroughputReport['layout'] = [];
@@ -467,6 +483,11 @@ function throughputSection(t: ThroughputReport): string {
     ]);
   }
   if (ratioRows.length) out.push(markdownTable(['ratio', 'meaning', 'req/s ratio per round', 'median', 'target', 'by req/s', 'capacity ratio per round', 'by capacity'], ratioRows), '');
+  const ma = t.ratiosByRound.map((r) => r['m/a']).filter((v): v is { rps: number; cpu: number } => v !== undefined && Number.isFinite(v.rps));
+  if (ma.length) {
+    // Issue 21: no target of its own; it shows what a large page costs the face beside the REST list of the same tools.
+    out.push(`- m/a (the MCP face's 1,000-tool page vs GET /tools of the same catalog; no target): by req/s ${ma.map((v) => fmt(v.rps, 2)).join(', ')} (median ${fmt(median(ma.map((v) => v.rps)), 2)}), by capacity ${ma.map((v) => fmt(v.cpu, 2)).join(', ')} (median ${fmt(median(ma.map((v) => v.cpu)), 2)}).`, '');
+  }
   const h = t.rows.get('h');
   const i = t.rows.get('i');
   if (h && i) {

@@ -15,7 +15,8 @@ import { checkOrigin } from '../shared/origin-guard';
 import { splitTarget } from '../shared/request-target';
 import { MAX_BODY_NESTING, readJsonBody } from '../shared/json-body';
 import { type ServedView, buildMcpServer, listPage } from './mcp-server';
-import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type DirectListRequest, isDirectList, sendListAnswer } from './list-answer';
 import { McpToolListCache } from './tool-list';
 import { type ProtectedResource, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
 
@@ -170,17 +171,16 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
   };
 
   /**
-   * tools/list answered directly, as one JSON response (the Streamable HTTP transport lets a server answer a POST with
-   * application/json): the same page as the SDK handler gives (listPage), serialised once per list and page, without
-   * the SDK transport's per-request stream plumbing, which measured 5x the CPU of GET /tools for the same 13 tools
-   * (`npm run bench -- --only=j`). Only well-formed single requests with a supported MCP-Protocol-Version come here;
-   * anything else goes through the SDK and gets its answers.
+   * tools/list answered directly, as one JSON response (list-answer.ts): the same page as the SDK handler gives
+   * (listPage), its envelope built once per list and page, without the SDK transport's per-request stream plumbing,
+   * which measured 5x the CPU of GET /tools for the same 13 tools (`npm run bench -- --only=j`). Only well-formed
+   * single requests with a supported MCP-Protocol-Version come here; anything else goes through the SDK and gets its
+   * answers.
    */
-  const answerList = async (res: ServerResponse, served: ServedView, ctx: GraphQLContext, body: { id: string | number; params?: { cursor?: unknown } }): Promise<void> => {
-    const id = JSON.stringify(body.id);
+  const answerList = async (res: ServerResponse, served: ServedView, ctx: GraphQLContext, body: DirectListRequest): Promise<void> => {
     try {
       const page = await listPage(serverDeps, served, ctx, body.params?.cursor);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(`{"result":${page.json},"jsonrpc":"2.0","id":${id}}`);
+      sendListAnswer(res, page.head, body.id);
     } catch (err) {
       if (!(err instanceof McpError)) throw err;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } }));
@@ -196,7 +196,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
     const key = deps.keyOf(ctx);
     if (!admitOrRefuse(deps.limiter, key, res)) return;
     // Decided by its own allow-list; several Host headers (which a proxy may read differently) are refused.
-    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i].toLowerCase() === 'host').length > 1) return jsonRpcError(res, 400, -32600, 'One Host header, please.');
+    if (hostHeaders(req.rawHeaders) > 1) return jsonRpcError(res, 400, -32600, 'One Host header, please.');
+    // What the SDK's handlers read the caller from (mcp-server.ts contextOf); the direct list answer does not need it.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: key, scopes: [], extra: { ctx } };
     // The spec's rule, decided here once: `compact` asks for the compact view, anything else is the standard view.
     const params = query === null ? {} : parseQuery(query);
@@ -211,7 +212,8 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
       const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs) : undefined;
-      if (body === BAD || !(await chargeBatch(res, key, body))) return;
+      // Only a batch is charged beyond the request's own token (a single message needs no await for it: issue 21).
+      if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
       if (isDirectList(req, body)) return answerList(res, session.served, ctx, body);
       return session.transport.handleRequest(req, res, body);
     }
@@ -220,7 +222,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
     }
     const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
-    if (body === BAD || !(await chargeBatch(res, key, body))) return;
+    if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
     if (isDirectList(req, body)) return answerList(res, { view, profile, scope, found: null, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, profile, scope);
     const session = await openSession(ctx, key, view, profile, path, scope, discovery);
@@ -286,17 +288,11 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** A single, well-formed tools/list request that may be answered with JSON (see answerList). */
-function isDirectList(req: IncomingMessage, body: unknown): body is { id: string | number; params?: { cursor?: unknown } } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const m = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  if (m.jsonrpc !== '2.0' || m.method !== 'tools/list') return false;
-  if (!(typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id)))) return false;
-  if (m.params !== undefined && (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params))) return false;
-  const accept = req.headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  const version = req.headers['mcp-protocol-version'];
-  return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+/** Host headers among the raw ones (counted without building a filtered copy on every request: issue 21). */
+function hostHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') n++;
+  return n;
 }
 
 function isInitialize(body: unknown): boolean {

@@ -6,7 +6,8 @@ import type { CallHandle, ToolCallResult } from '../invocation/invocation.servic
 import { LIST_TOOLS, SEARCH_TOOLS, START_CALL } from '../rest/documents';
 import type { GraphQLExecutor } from '../rest/graphql-executor';
 import type { DecisionMemo } from '../rest/decision-memo';
-import { type McpToolList, type McpToolListCache, META_PREFIX, decodeCursor, pageOf } from './tool-list';
+import { type ListPage, type McpToolList, type McpToolListCache, META_PREFIX, decodeCursor, pageOf } from './tool-list';
+import { listAnswerHead } from './list-answer';
 import { isMcpToolName, mcpNameOf, needsCandidates, toolIdOfMcpName } from './tool-name';
 
 export interface McpServerDeps {
@@ -101,17 +102,18 @@ async function callerList(deps: McpServerDeps, served: ServedView, ctx: GraphQLC
 }
 
 /**
- * One tools/list page: the result object (for the SDK's handler) and its JSON, serialised once per (list, page) and
- * reused by the face's direct answer (mcp-face.ts), so a tools/list costs what GET /tools costs plus the envelope.
+ * One tools/list page: the result object (for the SDK's handler) and the direct answer's bytes up to the id, built
+ * once per (list, page) and reused by the face's direct answer (list-answer.ts), so a tools/list costs what GET /tools
+ * costs plus writing its id.
  */
-export async function listPage(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext, cursor: unknown): Promise<{ result: unknown; json: string }> {
+export async function listPage(deps: McpServerDeps, served: ServedView, ctx: GraphQLContext, cursor: unknown): Promise<ListPage> {
   if (cursor !== undefined && typeof cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
   if (served.found) {
     // Discovery: find_tools, then what it found that the caller still sees (a revoked tool drops out), toolId order.
     const list = await callerList(deps, served, ctx);
     const tools = [FIND_TOOLS, ...list.tools.filter((_, i) => served.found!.has(list.toolIds[i]))];
     const result = { tools };
-    return { result, json: JSON.stringify(result) };
+    return { result, head: listAnswerHead(JSON.stringify(result)) };
   }
   const after = cursor === undefined ? null : decodeCursor(cursor);
   if (cursor !== undefined && after === null) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');

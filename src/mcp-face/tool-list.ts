@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { listAnswerHead } from './list-answer';
 import { escapedNameOf, isMcpToolName, mcpNameOf } from './tool-name';
 
 /** What tools/list hands out for one descriptor (MCP `Tool`, spec 2025-11-25). */
@@ -18,8 +19,8 @@ export interface McpToolList {
   readonly tools: readonly McpTool[];
   readonly toolIds: readonly string[];
   readonly toolIdByName: ReadonlyMap<string, string>;
-  /** Pages already served, by (after, size): their result object and its JSON. */
-  readonly pages: Map<string, { result: unknown; json: string }>;
+  /** Pages already served, by (after, size): their result object and the JSON-RPC answer's bytes up to the id. */
+  readonly pages: Map<string, ListPage>;
 }
 
 interface Descriptor {
@@ -120,8 +121,18 @@ export function decodeCursor(cursor: string): string | null {
   }
 }
 
+/**
+ * One tools/list page: the result object (for the SDK's handler) and the face's direct answer up to the id
+ * (list-answer.ts), serialised and encoded once per (list, page). The head takes the place the page's JSON string held
+ * (issue 21), so the list cache's byte accounting is unchanged.
+ */
+export interface ListPage {
+  readonly result: unknown;
+  readonly head: Buffer;
+}
+
 /** One page: tools after `after` (toolId order), and the cursor of the next page when there is one; memoised per list. */
-export function pageOf(list: McpToolList, after: string | null, size: number): { result: unknown; json: string } {
+export function pageOf(list: McpToolList, after: string | null, size: number): ListPage {
   const start = startOf(list, after);
   // Only the pages this server's own cursors lead to are kept (the first, and those after the last id of a full page):
   // together they hold the list once, which the cache's size accounts for. A forged cursor (any string sorting
@@ -131,7 +142,7 @@ export function pageOf(list: McpToolList, after: string | null, size: number): {
   const known = canonical ? list.pages.get(key) : undefined;
   if (known) return known;
   const result = slice(list, start, size);
-  const page = { result, json: JSON.stringify(result) };
+  const page = { result, head: listAnswerHead(JSON.stringify(result)) };
   if (canonical) list.pages.set(key, page);
   return page;
 }

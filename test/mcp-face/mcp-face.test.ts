@@ -144,6 +144,38 @@ forEachDatabase('the MCP face (issue 15)', (database) => {
       expect(sdk.find((m) => m.id === 7)?.result).to.deep.equal((JSON.parse(direct.text) as { result: unknown }).result);
     });
 
+    it('the direct answer is byte for byte the message the SDK sends for the same request, framed by its Content-Length (issue 21)', async () => {
+      const h = { authorization: `Bearer ${ta.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
+      const init = await raw(host.url, '/mcp', 'POST', h, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+      const sh = { ...h, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+      const first = JSON.parse((await raw(host.url, '/mcp', 'POST', sh, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }))).text) as { result: { nextCursor?: string } };
+      expect(first.result.nextCursor, 'the tenant has more than one page').to.be.a('string');
+      for (const [id, params] of [[9, {}], ['é✓ "quoted" \\ \u2028', {}], [-3, { cursor: first.result.nextCursor }]] as const) {
+        const direct = await raw(host.url, '/mcp', 'POST', sh, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }));
+        expect(direct.status).to.equal(200);
+        expect(direct.headers['transfer-encoding']).to.equal(undefined);
+        expect(Number(direct.headers['content-length'])).to.equal(Buffer.byteLength(direct.text));
+        // A batch of one goes through the SDK's transport and handler (its own framing: SSE in a session, or JSON).
+        const viaSdk = await raw(host.url, '/mcp', 'POST', sh, JSON.stringify([{ jsonrpc: '2.0', id, method: 'tools/list', params }]));
+        const lines = viaSdk.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+        const sdk = lines.length ? lines : (JSON.parse(viaSdk.text) as unknown[]).map((m) => JSON.stringify(m));
+        expect(sdk.find((m) => (JSON.parse(m) as { id: unknown }).id === id)).to.equal(direct.text);
+      }
+    });
+
+    it('a tools/list the SDK refuses (an extra envelope key, a non-string cursor) is refused, never listed (issue 21)', async () => {
+      const h = { authorization: `Bearer ${ta.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
+      const init = await raw(host.url, '/mcp', 'POST', h, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }));
+      const sh = { ...h, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+      for (const bad of [{ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {}, extra: 1 }, { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { cursor: 5 } }]) {
+        const r = await raw(host.url, '/mcp', 'POST', sh, JSON.stringify(bad));
+        const lines = r.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+        const messages = (lines.length ? lines : [r.text]).map((m) => JSON.parse(m) as { result?: unknown; error?: { code: number } });
+        expect(messages.some((m) => m.result !== undefined), `${JSON.stringify(bad)}: ${r.status} ${r.text}`).to.equal(false);
+        expect(messages.some((m) => m.error !== undefined), `${JSON.stringify(bad)}: ${r.status} ${r.text}`).to.equal(true);
+      }
+    });
+
     it('negotiates each protocol version from 2025-11-25 back to 2025-03-26 (Streamable HTTP\'s first)', async () => {
       for (const v of ['2025-11-25', '2025-06-18', '2025-03-26']) {
         const h = { authorization: `Bearer ${tb.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
