@@ -155,8 +155,8 @@ export class Gql {
 // ------------------------------------------------------------------------------------------ workers
 
 /** A server worker process (bench/worker.ts), stopped by the cleanups if nobody stops it first. */
-export function startWorker(label: string): { worker: Worker; stop: () => Promise<void> } {
-  const worker = Worker.start(label, process.env.BENCH_WORKER_EXEC_ARGV ? process.env.BENCH_WORKER_EXEC_ARGV.split(' ') : []);
+export function startWorker(label: string, execArgv: readonly string[] = []): { worker: Worker; stop: () => Promise<void> } {
+  const worker = Worker.start(label, [...execArgv, ...(process.env.BENCH_WORKER_EXEC_ARGV ? process.env.BENCH_WORKER_EXEC_ARGV.split(' ') : [])]);
   return { worker, stop: onCleanup(() => worker.stop()) };
 }
 

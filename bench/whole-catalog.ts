@@ -27,6 +27,9 @@ export interface WholeCatalogFigure {
   readonly rssPeak: number;
   readonly rssAfter: number;
   readonly checked: string;
+  /** toolcat's process.memoryUsage(): after gc before the reads, and at the end of the 10 readers (no gc). */
+  readonly memBefore: NodeJS.MemoryUsage;
+  readonly memDuring: NodeJS.MemoryUsage;
 }
 
 /** One keep-alive connection that sends GETs one at a time and times the first byte and the whole answer. */
@@ -118,7 +121,9 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
   const cacheBytes = Math.max(192 * 1024 ** 2, Math.ceil(tools * 1_800 * 3));
   const dir = mkdtempSync(join(os.tmpdir(), 'toolcat-bench-whole-'));
   const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  const { worker, stop } = startWorker('whole-catalog');
+  // --expose-gc: "RSS before the reads (after gc)" is after a collection (without it the worker's gc was a no-op and
+  // the figure held the ingest's garbage: heap used 147-266 MB from run to run).
+  const { worker, stop } = startWorker('whole-catalog', ['--expose-gc']);
   const { url, adminKey } = await worker.call<{ url: string; adminKey: string }>('init', { db: { type: 'sqlite', path: join(dir, 'catalog.sqlite') }, cacheBytes });
   const port = Number(new URL(url).port);
   const gql = new Gql(url, adminKey);
@@ -133,7 +138,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
   const { key } = await gql.tenantWithGrant('whole', 'mcp.*');
   const buildMs = performance.now() - t0;
   const auth = { authorization: `Bearer ${key}` };
-  await worker.call('gc');
+  const memBefore = await worker.call<NodeJS.MemoryUsage>('gc');
 
   const rssBefore = memoryOf(worker.pid).rss;
   let rssPeak = rssBefore;
@@ -191,6 +196,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
       ),
     ));
     const seconds = (performance.now() - t1) / 1000;
+    const memDuring = await worker.call<NodeJS.MemoryUsage>('memory');
     for (const r of readers) r.close();
     clearInterval(sampler);
     const rssAfter = memoryOf(worker.pid).rss;
@@ -198,7 +204,7 @@ export async function wholeCatalog(o: Options): Promise<WholeCatalogFigure> {
       tools, cacheBytes, bodyBytes: cold.bytes, buildMs, cold: { firstByteMs: cold.firstByteMs, totalMs: cold.totalMs },
       one: { firstByte: summarize(oneFirst), total: summarize(oneTotal) },
       ten: { firstByte: summarize(tenFirst), total: summarize(tenTotal), mbPerSecond: bytes / 1024 ** 2 / seconds, seen },
-      notModified: summarize(nm), rssBefore, rssPeak: Math.max(rssPeak, rssAfter), rssAfter, checked,
+      notModified: summarize(nm), rssBefore, rssPeak: Math.max(rssPeak, rssAfter), rssAfter, checked, memBefore, memDuring,
     };
   } finally {
     clearInterval(sampler);
@@ -224,6 +230,7 @@ export function wholeCatalogSection(f: WholeCatalogFigure): string {
     `- body ${f.bodyBytes.toLocaleString('en-US')} bytes (${f.checked}); 10 readers together ${fmt(f.ten.mbPerSecond)} MB/s.`,
     `- inside toolcat during the 10 readers: ${f.ten.seen.gcCount} GC pauses (${f.ten.seen.gcMajor} major), ${fmt(f.ten.seen.gcTotalMs)} ms in total, longest ${fmt(f.ten.seen.gcMaxMs)} ms; event-loop delay p50 / p99 / max ${fmt(f.ten.seen.loopDelayP50Ms)} / ${fmt(f.ten.seen.loopDelayP99Ms)} / ${fmt(f.ten.seen.loopDelayMaxMs)} ms.`,
     `- toolcat RSS: ${mb(f.rssBefore)} MB before the reads (after gc), peak ${mb(f.rssPeak)} MB during them (5 ms samples), ${mb(f.rssAfter)} MB after; target < 512 MB: ${f.rssPeak < 512 * 1024 ** 2 ? 'met' : '**not met**'}. First byte p99 warm (10 readers) < 50 ms: ${f.ten.firstByte.p99 < 50 ? 'met' : '**not met**'}.`,
+    `- toolcat memoryUsage() MB, before the reads (after gc) / at the end of the 10 readers: heap used ${mb(f.memBefore.heapUsed)} / ${mb(f.memDuring.heapUsed)} (heap total ${mb(f.memBefore.heapTotal)} / ${mb(f.memDuring.heapTotal)}), external ${mb(f.memBefore.external)} / ${mb(f.memDuring.external)}, of which array buffers ${mb(f.memBefore.arrayBuffers)} / ${mb(f.memDuring.arrayBuffers)}.`,
     `- TOOLCAT_CACHE_MAX_BYTES=${f.cacheBytes} (${mb(f.cacheBytes)} MB; descriptors 1/3) so that the descriptor layer holds every descriptor; build ${fmt(f.buildMs / 1000)} s (SQLite).`,
     '',
   ].join('\n');

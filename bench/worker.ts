@@ -225,6 +225,11 @@ const handlers: Record<string, Handler> = {
     return app!.cache.stats();
   },
 
+  /** process.memoryUsage() without a gc first (what is held while a phase runs). */
+  async memory() {
+    return process.memoryUsage();
+  },
+
   async gc() {
     (globalThis as { gc?: () => void }).gc?.();
     return process.memoryUsage();

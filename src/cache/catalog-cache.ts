@@ -5,6 +5,7 @@ import { compareCodeUnits } from '../catalog/stable-compare';
 import type { ToolRepository, VisibleStamp } from '../persistence/tool.repository';
 import { LRUCache } from 'lru-cache';
 import { CachedBody, StreamedBody } from './cached-body';
+import { SegmentWriter } from './segment-writer';
 import type { CatalogGeneration } from './catalog-generation';
 import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS, DEFAULT_STREAM_LIST_MIN_TOOLS } from '../config/cache-settings';
 
@@ -41,12 +42,21 @@ interface StreamedList {
 }
 
 /**
- * A streamed list's descriptor bytes in order, kept in the document layer (charged the list's length, as a buffered
- * document is) when it fits: a warm read then only copies them out, instead of looking up every descriptor again
- * (~1.5 µs each: at 100,000 tools, 150 ms of CPU per read).
+ * A streamed list's bytes, kept in the document layer (charged the list's length, as a buffered document is) when
+ * they fit: a warm read then writes its segments as they are, instead of looking up every descriptor again (~1.5 µs
+ * each: at 100,000 tools, 150 ms of CPU per read). The bytes are held once: while the entry is kept, the descriptor
+ * layer's entries of its tools point into its segments (and its digests), not at copies of their own (issue 21: at
+ * 100,000 tools, 100,000 small Buffers and digests cost ~90 MB more resident than the same bytes in segments). When
+ * the entry leaves the layer, the descriptors still pointing into it get their own copies again (releaseSegments), so
+ * nothing the descriptor layer holds keeps a segment alive uncharged.
  */
-interface StreamedParts {
-  readonly parts: readonly Buffer[];
+interface StreamedSegments {
+  /** `[`, the descriptors joined by commas, `]` (or the compact view's envelope), ~STREAM_CHUNK_BYTES each. */
+  readonly segments: readonly Buffer[];
+  /** The list's descriptors, in order: the ones whose bytes may point into `segments`. */
+  readonly members: readonly Descriptor[];
+  /** members[i].digest's home while it points here: 32 bytes at i * 32. */
+  readonly digests: Buffer;
 }
 
 /**
@@ -64,10 +74,13 @@ export interface VisibleSet {
 
 type Stamp = VisibleStamp;
 
-/** One descriptor's exact bytes and their SHA-256 (the ETag of GET /tools/{toolId}, a leaf of the list's). */
+/**
+ * One descriptor's exact bytes and their SHA-256 (the ETag of GET /tools/{toolId}, a leaf of the list's). Mutable only
+ * in where the same bytes live: a kept streamed list re-points them into its segments (StreamedSegments).
+ */
 interface Descriptor {
-  readonly bytes: Buffer;
-  readonly digest: Buffer;
+  bytes: Buffer;
+  digest: Buffer;
 }
 
 
@@ -85,7 +98,8 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
 export class CatalogCache {
   private readonly visible: LRUCache<string, VisibleSet>;
   private readonly descriptors: LRUCache<string, Descriptor>;
-  private readonly documents: LRUCache<string, CachedDocument | StreamedParts>;
+  private readonly documents: LRUCache<string, CachedDocument | StreamedSegments>;
+  private readonly maxDocumentBytes: number;
   /** (view, visible-set key) -> ETag and length of a streamed list; tiny, content-addressed like the documents. */
   private readonly streamed = new LRUCache<string, StreamedList>({ max: 10_000 });
   private readonly streamFromTools: number;
@@ -105,7 +119,13 @@ export class CatalogCache {
     const layer = <V extends {}>(maxBytes: number) => new LRUCache<string, V>({ maxSize: Math.max(1, maxBytes) });
     this.visible = layer(limits.maxVisibleSetBytes);
     this.descriptors = layer(limits.maxDescriptorBytes);
-    this.documents = layer(limits.maxDocumentBytes);
+    this.maxDocumentBytes = Math.max(1, limits.maxDocumentBytes);
+    this.documents = new LRUCache<string, CachedDocument | StreamedSegments>({
+      maxSize: this.maxDocumentBytes,
+      dispose: (v) => {
+        if ('segments' in v) releaseSegments(v);
+      },
+    });
     generation.onChange(() => this.visible.clear()); // descriptors and documents are content-addressed: kept
   }
 
@@ -131,10 +151,22 @@ export class CatalogCache {
       this.misses++;
       const etag = listEtag(view);
       let length = listOpen(view).length + listClose(view).length + Math.max(0, set.ids.length - 1);
-      const all: Buffer[] = [];
+      // The segments are built only while the list can still fit the document layer: a list it would refuse is read
+      // from the descriptor layer on every send (listChunks), and its descriptors keep their own bytes.
+      let writer: SegmentWriter | null = new SegmentWriter(STREAM_CHUNK_BYTES);
+      writer.append(listOpen(view));
+      const members: Descriptor[] = [];
+      const digests = Buffer.allocUnsafeSlow(set.ids.length * HASH_BYTES);
+      // What the build re-pointed, handed back if the list is not kept after all (too large, or the catalog moved).
+      const abandon = (): void => {
+        if (writer) releaseSegments({ segments: writer.finish(), members, digests });
+        writer = null;
+        members.length = 0;
+      };
       for (let from = 0; from < set.ids.length; from += STREAM_BATCH_TOOLS) {
         const batch = await this.descriptorBytes(stampsOf(set, from, from + STREAM_BATCH_TOOLS), view);
         if (!batch) {
+          abandon();
           if (attempt >= 3) throw new Error('the catalog kept changing while a list was being built');
           this.generation.advance();
           return this.streamedList(p, await this.visibleSet(p), view, attempt + 1);
@@ -142,12 +174,25 @@ export class CatalogCache {
         for (const d of batch) {
           etag.update(d.digest);
           length += d.bytes.length;
-          all.push(d.bytes);
+          if (!writer) continue;
+          if (members.length) writer.append(COMMA);
+          // Re-pointed batch by batch: the bytes just loaded from the database die young (a scavenge frees them), where
+          // re-pointing at the end left 150 MB of them for a major GC (measured at 100,000 tools: array buffers 365 MB
+          // at the end of the 10 readers, for a 150 MB list).
+          const i = members.length;
+          d.digest.copy(digests, i * HASH_BYTES);
+          d.digest = digests.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES);
+          d.bytes = writer.append(d.bytes);
+          members.push(d);
         }
+        if (writer && length + members.length * (8 + HASH_BYTES) > this.maxDocumentBytes) abandon();
       }
       known = { etag: listEtagText(view, etag), length };
       this.streamed.set(key, known);
-      this.documents.set(partsKey, { parts: all }, { size: length + all.length * 8 });
+      if (writer) {
+        writer.append(listClose(view));
+        this.documents.set(partsKey, { segments: writer.finish(), members, digests }, { size: length + members.length * (8 + HASH_BYTES) });
+      }
     } else {
       this.hits++;
     }
@@ -155,34 +200,10 @@ export class CatalogCache {
     // charged visibleSetBytes(set), which is all it keeps alive; parts the document layer refused or evicted are
     // read again from the descriptor layer, 500 at a time (review: captured parts lived on under-charged ~12x).
     const chunks = () => {
-      const kept = (this.documents.get(partsKey) as StreamedParts | undefined)?.parts;
-      return kept ? this.partsChunks(kept, view) : this.listChunks(set, view);
+      const kept = (this.documents.get(partsKey) as StreamedSegments | undefined)?.segments;
+      return kept ? segmentChunks(kept) : this.listChunks(set, view);
     };
     return { body: new StreamedBody(known.length, chunks, visibleSetBytes(set)), etag: known.etag };
-  }
-
-  /**
-   * A streamed list from its kept parts, in groups of ~STREAM_CHUNK_BYTES: nothing is copied here (profiled at 30,000
-   * tools with 10 readers, joining the parts into chunks first was 24% of the CPU and most of the GC).
-   */
-  private async *partsChunks(parts: readonly Buffer[], view: ServedView): AsyncGenerator<readonly Buffer[]> {
-    let pending: Buffer[] = [listOpen(view)];
-    let pendingBytes = pending[0].length;
-    for (let i = 0; i < parts.length; i++) {
-      if (i > 0) {
-        pending.push(COMMA);
-        pendingBytes++;
-      }
-      pending.push(parts[i]);
-      pendingBytes += parts[i].length;
-      if (pendingBytes >= STREAM_CHUNK_BYTES) {
-        yield pending;
-        pending = [];
-        pendingBytes = 0;
-      }
-    }
-    pending.push(listClose(view));
-    yield pending;
   }
 
   /** A streamed list's bytes: `[`, descriptors joined by commas, `]` (or the compact view's envelope), in chunks. */
@@ -249,7 +270,10 @@ export class CatalogCache {
       this.generation.advance();
       return this.get(p, toolId, view, attempt + 1);
     }
-    return { body: new CachedBody(parts[0].bytes), etag: `"${view[0]}${parts[0].digest.toString('base64url').slice(0, 40)}"` };
+    // A descriptor whose bytes live in a kept list's segment is copied out: a holder of the body (the decision memo) is
+    // charged its length, and must not keep a 256 KB segment alive after the document layer let it go.
+    const bytes = parts[0].bytes.buffer.byteLength > Math.max(8192, parts[0].bytes.length) ? Buffer.from(parts[0].bytes) : parts[0].bytes;
+    return { body: new CachedBody(bytes), etag: `"${view[0]}${parts[0].digest.toString('base64url').slice(0, 40)}"` };
   }
 
   /**
@@ -342,6 +366,24 @@ const listClose = (view: ServedView): Buffer => (isCompactView(view) ? COMPACT_C
 /** A list's ETag: SHA-256 of the view and its descriptors' digests in order (buffered and streamed alike). */
 const listEtag = (view: ServedView) => createHash('sha256').update(view);
 const listEtagText = (view: ServedView, h: ReturnType<typeof createHash>): string => `"${view[0]}${h.digest('base64url').slice(0, 40)}"`;
+
+/** A kept list's segments, one a group: each is one socket write. */
+async function* segmentChunks(segments: readonly Buffer[]): AsyncGenerator<readonly Buffer[]> {
+  for (const s of segments) yield [s];
+}
+
+/**
+ * A kept list's entry left the document layer: every descriptor still pointing into its segments or digests gets its
+ * own copy, so that the segments are freed (or held only by readers still sending them) and the descriptor layer's
+ * charge stays what it holds. Descriptors a later list re-pointed into its own segments are left alone.
+ */
+function releaseSegments(v: StreamedSegments): void {
+  const homes = new Set<ArrayBufferLike>(v.segments.map((s) => s.buffer));
+  for (const d of v.members) {
+    if (homes.has(d.bytes.buffer)) d.bytes = Buffer.from(d.bytes);
+    if (d.digest.buffer === v.digests.buffer) d.digest = Buffer.from(d.digest);
+  }
+}
 
 const visibleSetBytes = (set: VisibleSet): number => 200 + set.key.length + set.ids.length * VISIBLE_BYTES_PER_TOOL;
 

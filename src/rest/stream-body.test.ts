@@ -78,4 +78,24 @@ describe('writeChunks (issue 21: a streamed list respects backpressure)', () => 
     await done;
     expect(pulled).to.equal(1);
   });
+
+  it('returns to the event loop between groups even when every write completes at once (a fast reader on loopback)', async () => {
+    // The sink takes every chunk synchronously but is "full" after each (highWaterMark 1), so 'drain' comes in the same
+    // tick: waiting for it alone never let another request's callbacks run until the whole list was out (issue 21).
+    let pulled = 0;
+    async function* source() {
+      for (let i = 0; i < 100; i++) {
+        pulled++;
+        yield [Buffer.from(`chunk${i};`)];
+      }
+    }
+    const taken: Buffer[] = [];
+    const sink = new Writable({ highWaterMark: 1, write: (c: Buffer, _e, cb) => { taken.push(c); cb(); } });
+    let pulledWhenOtherWorkRan = -1;
+    const done = writeChunks(sink, source());
+    setImmediate(() => (pulledWhenOtherWorkRan = pulled)); // another request's work, queued once the list started
+    await done;
+    expect(pulledWhenOtherWorkRan).to.be.within(1, 2);
+    expect(Buffer.concat(taken).toString()).to.equal(Array.from({ length: 100 }, (_, i) => `chunk${i};`).join(''));
+  });
 });

@@ -34,14 +34,18 @@ function slowGet(url: string, path: string, key: string): Promise<{ status: numb
 }
 
 /**
- * Three cache shapes: the default (a streamed list's parts are kept in the document layer, a warm read only copies),
- * a document layer too small for them (every read looks its descriptors up, 500 at a time), and a descriptor layer
- * that holds nothing (every read loads its descriptors from the database while it streams).
+ * Four cache shapes: the default (a streamed list's segments are kept in the document layer, a warm read writes them
+ * as they are), a document layer too small for them (every read looks its descriptors up, 500 at a time), a descriptor
+ * layer that holds nothing (every read loads its descriptors from the database while it streams), and a document
+ * layer that holds one list at a time (each list's segments are let go when the next is kept).
  */
 const SHAPES: Array<[string, CatalogCacheLimits | undefined]> = [
   ['parts kept', undefined],
   ['parts not kept', { maxDocumentBytes: 1, maxDescriptorBytes: 64 * 1024 ** 2, maxVisibleSetBytes: 16 * 1024 ** 2 }],
   ['no descriptor cached', { maxDocumentBytes: 1, maxDescriptorBytes: 1, maxVisibleSetBytes: 16 * 1024 ** 2 }],
+  // One ~250 KB list's segments at a time: the next list (the other view, the changed catalog) evicts the last one,
+  // whose descriptors, re-pointed into its segments, get their own bytes back; later reads must not notice.
+  ['one list kept at a time', { maxDocumentBytes: 400_000, maxDescriptorBytes: 64 * 1024 ** 2, maxVisibleSetBytes: 16 * 1024 ** 2 }],
 ];
 
 for (const [shape, cache] of SHAPES) forEachDatabase(`GET /tools streamed from cached descriptors (issue 21), ${shape}`, (database) => {
@@ -106,6 +110,21 @@ for (const [shape, cache] of SHAPES) forEachDatabase(`GET /tools streamed from c
       expect(got.headers.etag).to.equal(want.etag);
       expect(got.body.equals(Buffer.from(want.body))).to.equal(true);
       expect(got.pauses).to.be.greaterThan(1);
+    }
+  });
+
+  it('a tool read after lists in both views were kept and let go is the same bytes as in its list', async () => {
+    const t = await aTenantWithKey(suite.host, 'tool-after');
+    await aGrant(suite.host, { tenantId: t.tenantId, toolPattern: 'ext.big*' });
+    const standard = await suite.host.get('/tools', t.key);
+    const compact = await suite.host.get('/tools?view=compact', t.key);
+    const again = await suite.host.get('/tools', t.key);
+    expect(again.text).to.equal(standard.text);
+    expect(again.headers.get('etag')).to.equal(standard.headers.get('etag'));
+    for (const [path, list] of [['/tools/ext.big005', standard.text], ['/tools/ext.big031?view=compact', compact.text]] as const) {
+      const tool = await suite.host.get(path, t.key);
+      expect(tool.status, path).to.equal(200);
+      expect(list.includes(`${tool.text},`) || list.includes(`${tool.text}]`), path).to.equal(true);
     }
   });
 
