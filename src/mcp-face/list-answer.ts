@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RELATED_TASK_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+// The SDK's request-id and _meta rules, checked by hand once for every MCP message toolcat reads.
+import { isMeta, isObject, isRequestId } from '../shared/jsonrpc-message';
 
 /**
  * The face's own answer to tools/list (issue 15, made cheaper for issue 21): a single, well-formed request is answered
@@ -38,23 +40,8 @@ export function isDirectList(req: IncomingMessage, body: unknown): body is Direc
 /** PaginatedRequestParamsSchema: an object (other keys allowed), `cursor` a string, `_meta` RequestMetaSchema. */
 function isListParams(p: unknown): boolean {
   if (!isObject(p)) return false;
-  const q = p as { cursor?: unknown; _meta?: unknown };
-  if (q.cursor !== undefined && typeof q.cursor !== 'string') return false;
-  if (q._meta === undefined) return true;
-  if (!isObject(q._meta)) return false;
-  const meta = q._meta as Record<string, unknown>;
-  if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return false;
-  const task = meta[RELATED_TASK_META_KEY];
-  return task === undefined || (isObject(task) && typeof (task as { taskId?: unknown }).taskId === 'string');
-}
-
-/** RequestIdSchema and ProgressTokenSchema: a string or a safe integer (zod's `int()`). */
-function isRequestId(v: unknown): v is string | number {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
-}
-
-function isObject(v: unknown): v is object {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (p.cursor !== undefined && typeof p.cursor !== 'string') return false;
+  return p._meta === undefined || isMeta(p._meta);
 }
 
 /** The answer's bytes before the id, for a result already serialised: built once per page (tool-list.ts pageOf). */

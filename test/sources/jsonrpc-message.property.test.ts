@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage } from '../../src/sources/mcp/jsonrpc-message';
+import { isJsonRpcMessage } from '../../src/shared/jsonrpc-message';
 
 const SEED = Number(process.env.TOOLCAT_PROPERTY_SEED ?? 140031);
 const RUNS = 10000;

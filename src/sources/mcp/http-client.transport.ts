@@ -5,7 +5,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createParser } from 'eventsource-parser';
 import { clientFor } from './http-agents';
-import { isJsonRpcMessage } from './jsonrpc-message';
+import { isJsonRpcMessage } from '../../shared/jsonrpc-message';
 import { MessageTooLargeError } from './message-too-large';
 
 export interface HttpClientTransportOptions {

@@ -35,7 +35,7 @@ const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -51,7 +51,8 @@ function onlyKeys(o: Record<string, unknown>, allowed: ReadonlySet<string>): boo
 // zod's z.number().int() takes safe integers only.
 const isInteger = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v);
 
-const isRequestId = (v: unknown): boolean => typeof v === 'string' || isInteger(v);
+/** RequestIdSchema (and ProgressTokenSchema): a string or a safe integer. */
+export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || isInteger(v);
 
 /** `params` of a request or notification: an object whose `_meta`, when present, is the MCP request meta. */
 function isParams(v: unknown): boolean {
@@ -59,7 +60,7 @@ function isParams(v: unknown): boolean {
 }
 
 /** `_meta`: an object; its progressToken a string or integer, its related-task entry an object with a string taskId. */
-function isMeta(v: unknown): boolean {
+export function isMeta(v: unknown): boolean {
   if (!isObject(v)) return false;
   if (hasOwn(v, 'progressToken') && !isRequestId(v.progressToken)) return false;
   if (hasOwn(v, RELATED_TASK)) {
