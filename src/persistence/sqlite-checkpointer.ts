@@ -12,6 +12,8 @@ const DEFAULT_INTERVAL_MS = 500;
  * commands do not start one: they keep SQLite's own autocheckpoint.
  */
 export class SqliteCheckpointer {
+  private stopping = false;
+
   private constructor(
     private readonly ds: DataSource,
     private readonly worker: Worker,
@@ -27,14 +29,19 @@ export class SqliteCheckpointer {
       worker.once('error', reject);
     });
     worker.unref();
-    // From now on every checkpoint is the thread's (a thread that dies leaves the WAL to grow until stop(): logged by
-    // the caller through onExit).
+    // From now on every checkpoint is the thread's. A thread that dies on its own hands them back to SQLite's
+    // autocheckpoint, so the WAL never grows without a checkpointer.
     await ds.query('PRAGMA wal_autocheckpoint = 0');
-    return new SqliteCheckpointer(ds, worker);
+    const checkpointer = new SqliteCheckpointer(ds, worker);
+    worker.once('exit', () => {
+      if (!checkpointer.stopping && ds.isInitialized) void ds.query('PRAGMA wal_autocheckpoint = 1000').catch(() => undefined);
+    });
+    return checkpointer;
   }
 
   /** A last checkpoint on the thread, then the main connection's autocheckpoint is back (its default, 1000 pages). */
   async stop(): Promise<void> {
+    this.stopping = true;
     const closed = new Promise<void>((resolve) => {
       this.worker.once('message', () => resolve());
       this.worker.once('exit', () => resolve());

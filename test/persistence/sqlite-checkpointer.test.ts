@@ -47,6 +47,21 @@ describe('SQLite WAL checkpoints off the event loop (issue 14)', () => {
     }
   });
 
+  it('a thread that dies on its own hands checkpoints back to SQLite (autocheckpoint 1000 again)', async function () {
+    this.timeout(30_000);
+    const ds = createDataSource({ type: 'sqlite', path: join(dir, 'dies.sqlite'), synchronous: 'normal' });
+    await ds.initialize();
+    try {
+      const checkpointer = await SqliteCheckpointer.start(ds, 20);
+      expect(await autocheckpoint(ds)).to.equal(0);
+      await (checkpointer as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      for (let i = 0; i < 200 && (await autocheckpoint(ds)) !== 1000; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await autocheckpoint(ds)).to.equal(1000);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   it('no thread for an in-memory database', async () => {
     const ds = createDataSource({ type: 'sqlite', path: ':memory:', synchronous: 'normal' });
     await ds.initialize();
