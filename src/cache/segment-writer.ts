@@ -6,8 +6,8 @@
  * per 256 KB instead of ~340 (a descriptor and a comma each; `OutgoingMessage.write` was 22% of the CPU with 10
  * readers).
  *
- * Each appended item is handed back as a view into its segment, so the descriptor layer can point at the same bytes
- * (CatalogCache re-points its entries, and copies them out again when the segments leave the document layer).
+ * Each append says where its bytes now are (an offset into `segment`), so the descriptor layer can point at the same
+ * bytes (CatalogCache re-points its entries, and copies them out again when the segments leave the document layer).
  */
 export class SegmentWriter {
   private readonly done: Buffer[] = [];
@@ -18,15 +18,23 @@ export class SegmentWriter {
     this.current = Buffer.allocUnsafeSlow(target);
   }
 
-  /** Appends `bytes` (or a string's UTF-8) and returns where they now are. */
-  append(bytes: Buffer | string): Buffer {
+  /**
+   * Appends `bytes` (or a string's UTF-8) and returns their offset in `segment`, the buffer they were written to (read
+   * it before the next append, which may start another): the descriptor layer keeps offsets, not a view each.
+   */
+  append(bytes: Buffer | string): number {
     const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
     if (this.used + length > this.current.length) this.next(length);
     const at = this.used;
     if (typeof bytes === 'string') this.current.write(bytes, at, 'utf8');
     else bytes.copy(this.current, at);
     this.used += length;
-    return this.current.subarray(at, at + length);
+    return at;
+  }
+
+  /** The segment the last append wrote to (the whole buffer: finish() hands out only its used part). */
+  get segment(): Buffer {
+    return this.current;
   }
 
   /** The segments, in order; the writer is spent. */
