@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { type Principal, type Role, ROLES } from '../catalog/principal';
 import type { JwtIdentity } from './claims';
 import { type JwtVerifier, MAX_JWT_LENGTH, looksLikeJwt } from './jwt-verifier';
+import { sha256Hex } from '../shared/sha256';
 
 /**
  * One place that turns an `Authorization: Bearer …` value into a Principal, whichever kind it is (issue 5):
@@ -57,7 +57,7 @@ export async function principalFromJwt(identity: JwtIdentity, opts: JwtPrincipal
   if (role === null) return null;
   const tenant = await opts.resolveTenant(identity.tenant);
   if (!tenant) return null;
-  const id = `jwt:${createHash('sha256').update(`${opts.issuer}\u0000${tenant.id}\u0000${identity.subject}`).digest('hex').slice(0, 32)}`;
+  const id = `jwt:${sha256Hex(`${opts.issuer}\u0000${tenant.id}\u0000${identity.subject}`).slice(0, 32)}`;
   const groups = [...new Set(identity.groups)].sort();
   return { id, kind: 'jwt', tenantId: tenant.id, tenantName: tenant.name, name: identity.subject, role, groups };
 }

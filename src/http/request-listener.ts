@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -32,6 +32,7 @@ import type { Logger } from '../shared/logger';
 import { splitTarget } from '../shared/request-target';
 import { createPublishedDocuments } from './published-documents';
 import { createAdminConsole } from './admin-console';
+import { sha256Bytes } from '../shared/sha256';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -240,8 +241,8 @@ function isLandingPageRequest(req: Request): boolean {
 /** Open when no token is configured; otherwise exactly `Bearer <token>`, compared in constant time. */
 function metricsGate(token: string | null): (authorization: string | undefined) => boolean {
   if (token === null) return () => true;
-  const want = createHash('sha256').update(`Bearer ${token}`).digest();
-  return (authorization) => authorization !== undefined && timingSafeEqual(createHash('sha256').update(authorization).digest(), want);
+  const want = sha256Bytes(`Bearer ${token}`);
+  return (authorization) => authorization !== undefined && timingSafeEqual(sha256Bytes(authorization), want);
 }
 
 /**

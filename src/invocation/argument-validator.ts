@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -6,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { Piscina } from 'piscina';
 import type { CheckTask } from './argument-check.worker';
 import { type CheckedRole, type Compiled, type ValidationOutcome, analyseSchema, compileSchema, outcomeOf, scanValue, schemaName } from './schema-check';
+import { sha256Base64url } from '../shared/sha256';
 
 export type { ValidationOutcome } from './schema-check';
 
@@ -96,7 +96,7 @@ export class ArgumentValidator {
 
   private entry(schema: Readonly<Record<string, unknown>>): SchemaEntry {
     const text = JSON.stringify(schema);
-    const key = createHash('sha256').update(text).digest('base64url');
+    const key = sha256Base64url(text);
     let entry = this.schemas.get(key);
     if (entry === undefined) {
       const { costly, nodes } = analyseSchema(JSON.parse(text));

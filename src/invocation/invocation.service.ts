@@ -1,5 +1,5 @@
 import type { SpanHooks } from '../ops/tracing-hooks';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CatalogGeneration } from '../cache/catalog-generation';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
@@ -19,6 +19,7 @@ import { CallEvents } from './call-events';
 import { type CallAnswer, answerOfError, answerOfResult, errorOfAnswer, errorOfUpstream, outcomeOfUpstream } from './call-answer';
 import { targetOf } from './call-target';
 import { type UpstreamResult, type Upstream, UpstreamError } from './upstream';
+import { sha256Hex } from '../shared/sha256';
 
 /** What a caller gets back for a call that produced a result (MCP CallToolResult plus ids). */
 export interface ToolCallResult {
@@ -117,7 +118,7 @@ export class InvocationService {
     const scope = scopeOf(p);
     const argumentText = canonical(argumentsValue as JsonValue);
     // canonical([toolId, arguments]), spelled from the text already made: the arguments are canonicalised once.
-    const requestHash = createHash('sha256').update(`[${JSON.stringify(descriptor.toolId)},${argumentText}]`).digest('hex');
+    const requestHash = sha256Hex(`[${JSON.stringify(descriptor.toolId)},${argumentText}]`);
     if (key !== null) {
       const prior = await this.deps.store.byKey(scope, key, new Date(this.now() - this.deps.settings.idempotencySeconds * 1000).toISOString());
       if (prior) return this.replay(prior, requestHash);
@@ -315,7 +316,7 @@ export class InvocationService {
 
 /** Whose calls these are: a hash of everything the caller's decision depends on (issue 11 defect 1). */
 function scopeOf(p: Principal): string {
-  return createHash('sha256').update(decisionKey(p)).digest('hex');
+  return sha256Hex(decisionKey(p));
 }
 
 function invalidArguments(problems: ReadonlyArray<{ pointer: string; message: string }>): CatalogError {

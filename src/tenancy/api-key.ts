@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../shared/sha256';
 
 /**
  * API keys: `tc_` + 32 random bytes in base64url. Only SHA-256 of the key is stored: a key has 256 bits of
@@ -19,7 +20,7 @@ export function generateApiKey(): NewApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 /** Cheap shape check before any database read, so junk headers never reach the database. */
