@@ -8,6 +8,7 @@ import { CachedBody, StreamedBody } from './cached-body';
 import { SegmentWriter } from './segment-writer';
 import type { CatalogGeneration } from './catalog-generation';
 import { type CatalogCacheLimits, DEFAULT_CACHE_LIMITS, DEFAULT_STREAM_LIST_MIN_TOOLS } from '../config/cache-settings';
+import { sha256Bytes } from '../shared/sha256';
 
 /**
  * The one read path of the catalog (issue 6; issue 11 defect 5): REST, GraphQL `tools`/`tool` and the admin
@@ -416,7 +417,7 @@ export class CatalogCache {
         const found = loaded.get(stamps[i].toolId);
         if (!found || found.rowHash !== stamps[i].rowHash) return null;
         const bytes = Buffer.from(serializeView(found.record, view));
-        const d = Descriptor.own(bytes, createHash('sha256').update(bytes).digest());
+        const d = Descriptor.own(bytes, sha256Bytes(bytes));
         this.descriptors.set(descriptorKey(view, stamps[i].rowHash), d, { size: bytes.length + DESCRIPTOR_CHARGE_BYTES });
         out[i] = d;
       }

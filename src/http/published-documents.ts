@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../shared/sha256';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ export function createPublishedDocuments(): (req: IncomingMessage, res: ServerRe
     ['/schemas/v2/compact-tool-descriptor.schema.json', 'schemas/v2/compact-tool-descriptor.schema.json'],
   ] as const) {
     const bytes = readFileSync(join(ROOT, file));
-    files.set(path, { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` });
+    files.set(path, { bytes, etag: `"${sha256Base64url(bytes)}"` });
   }
   return (req, res) => {
     const { path } = splitTarget(req.url);

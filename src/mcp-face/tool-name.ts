@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Bytes } from '../shared/sha256';
 
 /**
  * MCP tool names (issue 15 item 2). MCP allows only `A-Z a-z 0-9 _ - .` and 1 to 128 characters in a tool name
@@ -34,7 +34,7 @@ export function escapedNameOf(toolId: string): string {
   const escaped = `_${toolId.replace(/[_~]/g, (c) => (c === '_' ? '__' : '_-'))}`;
   if (escaped.length <= MCP_NAME_MAX && isMcpToolName(escaped)) return escaped;
   const readable = toolId.slice(0, READABLE_CHARS).replace(/[^A-Za-z0-9_.-]/g, '-');
-  return `_.${readable}.${base32(createHash('sha256').update(toolId).digest()).slice(0, HASH_CHARS)}`;
+  return `_.${readable}.${base32(sha256Bytes(toolId)).slice(0, HASH_CHARS)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../shared/sha256';
 import type { Egress, ReplayPolicy, SafetyTier, ToolSource } from '../catalog/descriptor';
 import type { ToolRecord } from '../catalog/tool-record';
 import { toolTierRank } from './grant-match';
@@ -36,9 +36,7 @@ export function toRecord(e: ToolEntity): ToolRecord {
  */
 function rowHashOf(r: ToolRecord): string {
   const c = r.classification;
-  return createHash('sha256')
-    .update(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText, r.compactProfilesText]))
-    .digest('hex');
+  return sha256Hex(JSON.stringify([r.toolId, r.source, r.origin, r.tenantId, r.name, r.title, r.description, r.inputSchemaText, r.outputSchemaText, c.safetyTier, c.replayPolicy, c.egress, r.classified, r.compactSchemaText, r.compactProfilesText]));
 }
 
 export function toEntity(r: ToolRecord, updatedAt: string, definitionHash: string | null = null): ToolEntity {

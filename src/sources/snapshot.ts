@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../shared/sha256';
 import { CatalogError } from '../catalog/catalog.errors';
 import { redactCredentials } from '../catalog/credentials';
 import type { CredentialFinding } from '../catalog/credential-scrub';
@@ -29,7 +29,7 @@ export interface UpstreamTool {
 }
 
 export function keyOf(sourceName: string, name: string): string {
-  return createHash('sha256').update(`${sourceName}\u0000${name}`).digest('hex');
+  return sha256Hex(`${sourceName}\u0000${name}`);
 }
 
 export function toDefinition(sourceName: string, tenantId: string | null, toolId: string, raw: Record<string, unknown>): ToolDefinition {
@@ -92,7 +92,7 @@ export function examineText(sourceName: string, tenantId: string | null, rawText
 }
 
 export function rawHashOf(rawText: string): string {
-  return createHash('sha256').update(rawText).digest('hex');
+  return sha256Hex(rawText);
 }
 
 /** The JSON text a listed tool is stored and examined as. */
