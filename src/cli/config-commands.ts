@@ -26,7 +26,7 @@ export function apply(file: string, o: ConfigOptions): Promise<void> {
   // `config apply` is the operator saying so: it applies even though another file was applied (the plan says which).
   return withOperator('config apply', async (app) => {
     const r = await app.services.config.apply(loaded, { prune: o.prune, resetDrift: o.resetDrift, force: true, by: 'toolcat config apply' });
-    if (o.json) process.stdout.write(`${JSON.stringify({ applied: true, pruned: r.pruned, plan: r.plan }, null, 2)}\n`);
-    else process.stdout.write(`${planLines(r.plan, { prune: r.pruned }).join('\n')}\napplied${r.plan.remove.length && !r.pruned ? ' (removals kept: add --prune to remove them)' : ''}\n`);
+    if (o.json) process.stdout.write(`${JSON.stringify({ applied: true, written: r.written, pruned: r.pruned, plan: r.plan }, null, 2)}\n`);
+    else process.stdout.write(`${planLines(r.plan, { prune: r.pruned }).join('\n')}\n${r.written ? 'applied' : 'already applied: nothing changed, nothing written'}${r.plan.remove.length && !r.pruned ? ' (removals kept: add --prune to remove them)' : ''}\n`);
   });
 }

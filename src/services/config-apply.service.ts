@@ -72,6 +72,8 @@ export interface ApplyOptions {
 export interface ApplyResult {
   readonly plan: ConfigPlan;
   readonly pruned: boolean;
+  /** False when the database had already applied this very file and nothing differed: nothing was written. */
+  readonly written: boolean;
 }
 
 /** A replica's file differs from the one the database has applied: not applied (start-up without force). */
@@ -98,6 +100,8 @@ interface Examined {
   readonly extensions: Array<{ input: HostExtensionInput; prepared: PreparedTool; keep: ClassificationEntity | null; write: boolean }>;
   readonly sources: Array<{ input: SourceInput; write: boolean }>;
   readonly entries: Entries;
+  /** What the database recorded of the last application, if any. */
+  readonly appliedRow: ConfigApplicationEntity | null;
 }
 
 const SOURCE_FIELDS = ['command', 'args', 'url', 'headers', 'env', 'transport', 'driftPolicy', 'syncIntervalSeconds', 'name'] as const;
@@ -128,9 +132,16 @@ export class ConfigApplyService {
       const { plan } = ex;
       if (plan.applied && plan.applied.hash !== plan.hash && !opts.force) throw new OtherConfigAppliedError(plan);
       if (plan.conflicts.length) throw new ConfigFileError(file.file, [...plan.conflicts]);
+      const prune = opts.prune === true && plan.remove.length > 0;
+      // The file this database last applied, unchanged in every entry: nothing is written (no audit entry, no catalog
+      // version bump that would clear every replica's caches), so a restart or a rolling deploy is not a change.
+      const entries = JSON.stringify(ex.entries);
+      const fileName = file.file.slice(0, 1024);
+      if (!prune && !ex.extensions.some((x) => x.write) && !ex.sources.some((s) => s.write) && ex.appliedRow?.hash === plan.hash && ex.appliedRow.entries === entries && ex.appliedRow.file === fileName) {
+        return { plan, pruned: false, written: false };
+      }
       for (const x of ex.extensions) if (x.write) await this.tools.storeConfigExtension(m, x.prepared, x.input, x.keep);
       for (const s of ex.sources) if (s.write) await this.sources.writeConfigSource(m, s.input);
-      const prune = opts.prune === true && plan.remove.length > 0;
       if (prune) {
         for (const r of plan.remove) {
           if (r.kind === 'extension') await this.tools.removeExtensionIn(m, r.id);
@@ -138,7 +149,7 @@ export class ConfigApplyService {
         }
       }
       const repo = m.getRepository(ConfigApplicationEntity);
-      await repo.save(repo.create({ id: 1, hash: plan.hash, file: file.file.slice(0, 1024), entries: JSON.stringify(ex.entries), appliedAt: nowIso(), appliedBy: `${opts.by} on ${hostname()} pid ${process.pid}`.slice(0, 256) }));
+      await repo.save(repo.create({ id: 1, hash: plan.hash, file: fileName, entries, appliedAt: nowIso(), appliedBy: `${opts.by} on ${hostname()} pid ${process.pid}`.slice(0, 256) }));
       await writeAudit(m, {
         targetType: 'config', targetId: plan.hash, tenantId: null,
         before: plan.applied ? { file: plan.applied.file, hash: plan.applied.hash } : null,
@@ -148,7 +159,7 @@ export class ConfigApplyService {
         },
       }, 'applyConfigFile');
       await bumpCatalogVersion(m);
-      return { plan, pruned: prune };
+      return { plan, pruned: prune, written: true };
     });
   }
 
@@ -295,7 +306,7 @@ export class ConfigApplyService {
       applied: appliedRow ? { file: appliedRow.file, hash: appliedRow.hash, appliedAt: appliedRow.appliedAt, appliedBy: appliedRow.appliedBy } : null,
       add, change, remove, unchanged, drift, conflicts, classifications,
     };
-    return { plan, problems, extensions, sources, entries };
+    return { plan, problems, extensions, sources, entries, appliedRow };
   }
 }
 

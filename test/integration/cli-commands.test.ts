@@ -122,6 +122,8 @@ describe('toolcat CLI commands (issue 19)', function () {
     expect(planJson.add.map((i) => i.id)).to.deep.equal(['ext.clock', 'files']);
     expect((await ok('config', 'apply', cfg)).stdout).to.match(/\napplied\n$/);
     expect((await ok('config', 'plan', cfg)).stdout).to.match(/database: this file is applied[\s\S]*0 to add, 0 to change, 0 to remove, 2 unchanged/);
+    // The same file again: nothing to do, and nothing is written (no second audit entry below).
+    expect((await ok('config', 'apply', cfg)).stdout).to.match(/\nalready applied: nothing changed, nothing written\n$/);
 
     const toolsHuman = (await ok('tools', 'list')).stdout;
     expect(toolsHuman).to.match(/^TOOLID\s+SOURCE\s+OWNER\s+SAFETYTIER/);
@@ -146,9 +148,12 @@ describe('toolcat CLI commands (issue 19)', function () {
     oneLineError(await cli('sources', 'remove', 'files'), 4, /No source with this id/);
     expect((await ok('config', 'plan', cfg)).stdout).to.match(/! drift mcp-server files \(\/mcpServers\/0\): removed through the API; not re-registered/);
 
-    const audit = await jsonOf<Array<{ action: string; actor: string; role: string; targetId: string }>>('audit', '--first', '100');
+    const audit = await jsonOf<Array<{ action: string; actor: string; role: string; targetType: string; targetId: string }>>('audit', '--first', '100');
     const actions = audit.map((a) => a.action);
     expect(actions).to.include.members(['cli:tenants create', 'cli:keys create', 'cli:tools classify', 'cli:config apply', 'cli:sources remove']);
+    // Three applies of one file: the first wrote it (its config entry and the extension it added); the same file again,
+    // and once more with only drift to report, wrote nothing.
+    expect(audit.filter((a) => a.action === 'cli:config apply' && a.targetType === 'config'), 'the later applies of the same file wrote nothing').to.have.length(1);
     expect(audit.filter((a) => a.action.startsWith('cli:')).every((a) => a.role === 'operator' && / \(CLI\)$/.test(a.actor))).to.equal(true);
     expect((await ok('audit', '--first', '3')).stdout.split('\n')[0]).to.match(/^AT\s+ACTOR\s+ACTION\s+TARGETTYPE\s+TARGETID$/);
     oneLineError(await cli('audit', '--first', '0'), 2, /--first must be an integer from 1 to 500/);

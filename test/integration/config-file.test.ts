@@ -50,6 +50,34 @@ forEachDatabase('config file: host extensions', (database) => {
     }
   });
 
+  it('a restart with the file it last applied writes nothing: no audit entry, no catalog change, the applied row kept', async () => {
+    const { db, drop } = await database.create();
+    try {
+      const p = file('same.yaml', GOOD);
+      let host = await startHost(db, { configFile: p });
+      const state = async () => ({
+        version: Number(((await host.app.dataSource.query('SELECT version FROM catalog_state WHERE id = 1')) as Array<{ version: number | string }>)[0].version),
+        audits: ((await host.app.dataSource.query("SELECT id FROM audit_log WHERE target_type = 'config'")) as unknown[]).length,
+        applied: (await host.app.dataSource.query('SELECT hash, applied_at, applied_by FROM config_application')) as unknown[],
+      });
+      const first = await state();
+      expect(first.audits).to.equal(1);
+      await host.close();
+      host = await startHost(db, { configFile: p }, false);
+      expect(await state()).to.deep.equal(first);
+      await host.close();
+      // A changed file (forced, as a deploy of a new file is) is still applied at start, audited once more, and bumps
+      // the catalog.
+      host = await startHost(db, { configFile: file('same.yaml', GOOD.replace('Current time', 'The time now')), configApply: { force: true, prune: false } }, false);
+      const changed = await state();
+      expect(changed.audits).to.equal(2);
+      expect(changed.version).to.be.greaterThan(first.version);
+      await host.close();
+    } finally {
+      await drop();
+    }
+  });
+
   const BAD: Array<[string, string, RegExp]> = [
     ['unknown field', GOOD.replace('egress: none', 'egress: none\n    color: red'), /at \/extensions\/1\/color: unknown field "color" \(allowed: name, .*inputSchema/],
     ['bad enum', GOOD.replace('safetyTier: read', 'safetyTier: safe'), /at \/extensions\/1\/safetyTier: must be one of "pure", "read", "write", "exec" \(got "safe"\)/],
