@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CatalogCache } from '../cache/catalog-cache';
@@ -14,8 +14,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** Sync results by source and status. A source name that looks like a credential is counted as `[redacted]`. */
   readonly syncResults: { inc(labels: { source: string; status: string }): void };
-  /** Counts the request and times it until its response has been handed to the OS. */
-  observe(req: IncomingMessage, res: ServerResponse): void;
+  /** Counts a request whose response has been handed to the OS, and its latency (the listener times it). */
+  requestFinished(req: IncomingMessage, status: number, seconds: number): void;
   /** Tool calls by source, tool and outcome (issue 14 item 7). */
   readonly callResults: { observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void };
   /** Budget checks decided by the replica's own budget because Redis did not answer (issue 19). */
@@ -23,6 +23,9 @@ export interface Metrics {
   /** REST and MCP catalog reads answered from the decision memo (issue 21: the GraphQL outcome kept for the generation). */
   readonly decisionMemoHits: { inc(): void };
 }
+
+/** Request label sets kept for reuse (routes × methods × statuses seen; past it a request makes its own). */
+const MAX_REQUEST_LABEL_SETS = 512;
 
 /** Distinct tool labels kept before the rest are counted as `_other` (bounded cardinality at 100,000 tools). */
 const MAX_TOOL_LABELS = 1000;
@@ -63,6 +66,8 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   // Label values worked out once per tool and source (the credential scan of each is not free: it ran on every call),
   // and the counter's child bound once per label set, so a call costs a map lookup and two increments (bench i).
   const toolLabels = new Map<string, string>();
+  const routeLabels = new Map<string, { route: string }>();
+  const requestLabels = new Map<string, { route: string; method: string; status: string }>();
   const sourceLabels = new Map<string, string>();
   const callChildren = new Map<string, { readonly count: { inc(): void }; readonly time: { observe(v: number): void } }>();
   const labelOf = (cache: Map<string, string>, value: string, bound: number): string => {
@@ -156,14 +161,20 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
     syncResults: {
       inc: ({ source, status }) => syncResults.inc({ source: sourceLabel(source), status }),
     },
-    observe(req, res) {
-      const end = latency.startTimer();
-      res.once('finish', () => {
-        const route = routeOf(req);
-        end({ route });
-        // The method label is bounded: node's HTTP parser accepts only its fixed list of methods.
-        requests.inc({ route, method: req.method ?? 'GET', status: String(res.statusCode) });
-      });
+    requestFinished(req, status, seconds) {
+      const route = routeOf(req);
+      // The method label is bounded: node's HTTP parser accepts only its fixed list of methods. The label objects are
+      // made once per route (and method and status), not per request: prom-client only reads them (issue 21).
+      let byRoute = routeLabels.get(route);
+      if (!byRoute) routeLabels.set(route, (byRoute = { route }));
+      latency.observe(byRoute, seconds);
+      const key = `${route} ${req.method ?? 'GET'} ${status}`;
+      let labels = requestLabels.get(key);
+      if (!labels) {
+        labels = { route, method: req.method ?? 'GET', status: String(status) };
+        if (requestLabels.size < MAX_REQUEST_LABEL_SETS) requestLabels.set(key, labels);
+      }
+      requests.inc(labels);
     },
   };
 }
