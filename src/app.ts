@@ -290,9 +290,8 @@ async function applyConfigFile(config: ConfigApply, file: string, configApply: C
   const loaded = loadConfigFile(file);
   try {
     const { plan, pruned, written } = await config.apply(loaded, { ...configApply, by: 'start-up' });
-    if (written) log.info({ file, hash: plan.hash, diff: planLines(plan, { prune: pruned }) }, 'config file applied');
-    // Still with its diff: drift (an API classification the file disagrees with) is reported on every start.
-    else log.info({ file, hash: plan.hash, diff: planLines(plan, { prune: false }) }, 'config file: already applied, unchanged; nothing written');
+    // With its diff either way: drift (an API classification the file disagrees with) is reported on every start.
+    log.info({ file, hash: plan.hash, diff: planLines(plan, { prune: pruned }) }, written ? 'config file applied' : 'config file: already applied, unchanged; nothing written');
     if (plan.remove.length && !pruned) log.warn({ file, kept: plan.remove.map((r) => r.id) }, 'config file: what it no longer declares is kept; start with --config-prune (TOOLCAT_CONFIG_PRUNE=true) or run `toolcat config apply --prune` to remove it');
   } catch (err) {
     if (!(err instanceof OtherConfigAppliedError)) throw err;
