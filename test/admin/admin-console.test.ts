@@ -322,7 +322,16 @@ forEachDatabase('admin console in headless Chromium', (database) => {
     const first = await page.locator('tr[data-audit]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-audit')));
     expect(new Set(first)).to.deep.equal(new Set(['createTenant']));
     const firstText = await page.locator('tbody').innerText();
-    await page.getByRole('button', { name: 'Next page' }).click();
+    // What the pager says in the render of the click itself (React commits it in a microtask; read before any later
+    // task, so before the effect's own update or the answer): the next page is being read, never the next page's
+    // range over the rows still shown (the flaky "Rows 21–40").
+    const pagerOnClick = await page.evaluate<string>(`(async () => {
+      const nav = document.querySelector('nav[aria-label="Audit log pages"]');
+      [...nav.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next page').click();
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      return nav.querySelector('span').textContent;
+    })()`);
+    expect(pagerOnClick).to.equal('Reading rows…');
     await page.getByText(/Rows 21–\d+/).waitFor();
     const secondText = await page.locator('tbody').innerText();
     expect(secondText).not.to.equal(firstText);
