@@ -2,28 +2,27 @@ import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react'
 
 /** Loads once per change of `key` (a string of the inputs), and again on reload(); the last answer wins. */
 export function useLoad<T>(load: () => Promise<T>, key: string): { data: T | undefined; error: Error | undefined; loading: boolean; reload: () => void } {
-  // `of` says which key and round the state answers. Loading is derived from it during render, so the render that
-  // follows a key change (the next page, a new filter) already says "loading": the effect below runs after that
-  // render is on screen, and a flag set there left one frame that labelled the old rows with the new page's range
-  // (seen as a flaky admin-console test: "Rows 21–40" over rows 1–20).
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean; of?: string }>({ loading: true });
+  // `of` says which key and round the state answers, and loading is derived from it during render: the render that
+  // follows a key change (the next page, a new filter) already says "loading". A flag set in the effect below came
+  // one render late, which labelled the old rows with the new page's range (a flaky admin-console test: "Rows 21–40"
+  // over rows 1–20).
+  const [state, setState] = useState<{ data?: T; error?: Error; of?: string }>({});
   const [round, setRound] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
   const of = `${round} ${key}`;
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
     loadRef.current().then(
-      (data) => current && setState({ data, loading: false, of }),
-      (error: unknown) => current && setState({ error: error instanceof Error ? error : new Error(String(error)), loading: false, of }),
+      (data) => current && setState({ data, of }),
+      (error: unknown) => current && setState({ error: error instanceof Error ? error : new Error(String(error)), of }),
     );
     return () => {
       current = false;
     };
   }, [of]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading || state.of !== of, reload };
+  return { data: state.data, error: state.error, loading: state.of !== of, reload };
 }
 
 export function ErrorNote({ error }: { error: Error | undefined | null }): ReactNode {

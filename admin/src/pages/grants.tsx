@@ -41,22 +41,21 @@ const idsOf = (p: Preview | null | undefined): string[] => p?.tools.map((t) => (
  * query with the draft added, checked as createGrant checks it, and saves nothing. Debounced while typing.
  */
 function useDraftPreview(principal: string, draft: Draft, round: number): { data: Preview | null; error: Error | undefined; pending: boolean } {
-  // `of` is the draft the state answers: pending is derived from it during render, so the render of an edit already
-  // says "Reading…" instead of showing the previous draft's preview as this one's for a frame (as useLoad does).
-  const [state, setState] = useState<{ data: Preview | null; error?: Error; pending: boolean; of?: string }>({ data: null, pending: false });
+  // `of` is the draft the state answers, and pending is derived from it during render (as in useLoad): the render of
+  // an edit already says "Reading…" instead of showing the previous draft's preview as this one's.
+  const [state, setState] = useState<{ data: Preview | null; error?: Error; of?: string }>({ data: null });
   const key = JSON.stringify([principal, draft, round]);
   useEffect(() => {
     if (!principal || !draft.toolPattern) {
-      setState({ data: null, pending: false, of: key });
+      setState({ data: null, of: key });
       return;
     }
     let current = true;
-    setState((s) => ({ ...s, pending: true }));
     const t = setTimeout(() => {
       const draftGrants = [{ toolPattern: draft.toolPattern, source: draft.source || null, maxSafetyTier: draft.maxSafetyTier || null, principalId: draft.principalId || null }];
       request(PreviewQuery, { principalId: principal, draftGrants }).then(
-        (r) => current && setState({ data: r.previewTools, pending: false, of: key }),
-        (error: unknown) => current && setState({ data: null, error: error instanceof Error ? error : new Error(String(error)), pending: false, of: key }),
+        (r) => current && setState({ data: r.previewTools, of: key }),
+        (error: unknown) => current && setState({ data: null, error: error instanceof Error ? error : new Error(String(error)), of: key }),
       );
     }, DRAFT_DEBOUNCE_MS);
     return () => {
@@ -64,7 +63,7 @@ function useDraftPreview(principal: string, draft: Draft, round: number): { data
       clearTimeout(t);
     };
   }, [key]);
-  return { data: state.data, error: state.error, pending: state.pending || state.of !== key };
+  return { data: state.data, error: state.error, pending: state.of !== key };
 }
 
 export function GrantsPage({ me, tenantId }: { me: Me; tenantId: string | null }): ReactNode {
