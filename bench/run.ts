@@ -38,7 +38,7 @@ import { EVERYTHING_BIN, HOSTILE_BIN, freePort } from '../test/helpers/mcp-serve
 import { type Backend, SAMPLE, type ScaleReport, TENANCY_CONCURRENCY, scaleAll } from './scale';
 import { fmt, markdownTable, mb, memoryOf, ratio, sleep } from './stats';
 
-const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm'] as const;
+const THROUGHPUT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'] as const;
 type Scenario = (typeof THROUGHPUT)[number];
 
 function wants(o: Options, section: string): boolean {
@@ -60,7 +60,11 @@ function wantedScenarios(o: Options): Scenario[] {
   if (need.has('d')) need.add('k'); // issue 21: a 304 against a plain server's 304
   if (need.has('c')) need.add('l'); // issue 21: one tool against a plain server's same small body
   if (need.has('g')) need.add('f');
-  if (need.has('i')) need.add('h');
+  if (need.has('i')) {
+    need.add('h');
+    need.add('n'); // issue 14: the machine's limit for a proxy of the same exchange
+  }
+  if (need.has('n')) need.add('h');
   if (need.has('m')) need.add('a'); // issue 21: the MCP face's list of the 1,000-tool catalog beside GET /tools of it
   if (need.has('j')) {
     need.add('f');
@@ -131,7 +135,7 @@ interface ThroughputReport {
   readonly ratiosByRound: Array<Partial<Record<RatioKey, { rps: number; cpu: number }>>>;
 }
 
-type RatioKey = 'a/e' | 'd/e' | 'd/k' | 'c/l' | 'g/f' | 'i/h' | 'j/g' | 'j/f' | 'm/a';
+type RatioKey = 'a/e' | 'd/e' | 'd/k' | 'c/l' | 'g/f' | 'i/h' | 'j/g' | 'j/f' | 'm/a' | 'n/h' | 'i/n';
 
 /** Server CPU milliseconds per answered request. */
 const cpuMsPerRequest = (m: Measured) => (m.serverCpu * 10) / m.load.rps;
@@ -150,6 +154,7 @@ const DESCRIPTIONS: Record<Scenario, string> = {
   m: 'toolcat MCP face: tools/list on /mcp (a session) of (a)\'s 1,000 tools (one page)',
   k: 'plain node:http: the same 304 as (d) for the same request (If-None-Match compared)',
   l: 'plain node:http: the same GET /tools/{toolId} bodies as (c) (1,000 ids round-robin)',
+  n: 'plain node:http proxy: (i)\'s request forwarded as the same tools/call to server-everything, (i)\'s answer (no identity, decision, check or log)',
 };
 
 // The call both (h) and (i) make (issue 14): server-everything's echo with a short message.
@@ -186,7 +191,9 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   let mcp: { headers: Record<string, string> } | null = null;
   const fRss: number[] = [];
   let face: { headers: Record<string, string> } | null = null;
-  if (scenarios.some((x) => x === 'f' || x === 'g' || x === 'h' || x === 'i' || x === 'j')) {
+  let proxied: { headers: Record<string, string> } | null = null;
+  let proxy: { url: string } | null = null;
+  if (scenarios.some((x) => x === 'f' || x === 'g' || x === 'h' || x === 'i' || x === 'j' || x === 'n')) {
     log('throughput: starting server-everything (Streamable HTTP) and syncing it into toolcat');
     everything = await startEverything();
     await gql.run('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', {
@@ -215,6 +222,18 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       const faceTools = ((rpcMessages(viaFace.headers.get('content-type') ?? undefined, await viaFace.text()).find((m) => m.id === 1)?.result as { tools?: unknown[] }) ?? {}).tools ?? [];
       if (faceTools.length !== viaToolcat.length) throw new Error(`(j) the MCP face listed ${faceTools.length} tools, GET /tools ${viaToolcat.length}`);
       notes.push(`(j): the MCP face lists the same ${faceTools.length} tools as (g) (mapped to MCP Tools: host hints, _meta with toolId and classification), answering as ${viaFace.headers.get('content-type')}.`);
+    }
+    if (scenarios.includes('n')) {
+      // Issue 14: the plain proxy (n) on a session of its own, answering what toolcat answers for the same call.
+      proxied = await mcpSession(everything.url);
+      proxy = await worker.call<{ url: string }>('plainProxy', { upstream: everything.url, headers: proxied.headers, toolId: 'mcp.everything.echo', tool: 'echo' });
+      const viaProxy = await fetch(`${proxy.url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
+      const viaToolcatCall = await fetch(`${url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { authorization: `Bearer ${d.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
+      const [p, t] = [(await viaProxy.json()) as { content?: unknown; callId?: string }, (await viaToolcatCall.json()) as { content?: unknown; callId?: string }];
+      if (viaProxy.status !== 200 || JSON.stringify(p.content) !== JSON.stringify(t.content) || JSON.stringify({ ...p, callId: '' }).length !== JSON.stringify({ ...t, callId: '' }).length) {
+        throw new Error(`(n) the plain proxy answered ${viaProxy.status} ${JSON.stringify(p)}, toolcat ${JSON.stringify(t)}`);
+      }
+      notes.push(`(n): a plain node:http proxy in the toolcat process (idle while measured) forwards (i)'s body as the same tools/call on a session of its own and answers the same shape and length as (i) (checked: ${JSON.stringify(p.content)}).`);
     }
   }
 
@@ -285,6 +304,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
     }),
     k: () => ({ pid: worker.pid, spec: { ...base, baseUrl: plain!.url, targets: [{ path: '/tools', headers: { ...auth, 'if-none-match': etag } }], expectStatus: 304 } }),
     l: () => ({ pid: worker.pid, spec: { ...base, baseUrl: plain!.url, targets: ids.map((id): LoadTarget => ({ path: `/tools/${id}`, headers: auth })), expectStatus: 200 } }),
+    n: () => ({ pid: worker.pid, spec: { ...base, baseUrl: proxy!.url, targets: [{ method: 'POST', path: '/tools/mcp.everything.echo/calls', headers: { 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` }], expectStatus: 200 } }),
     i: () => ({
       pid: worker.pid,
       spec: {
@@ -297,7 +317,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   };
 
   // Paired scenarios run back to back: a e d k (e sits next to both a and d), then b, c l, then g f.
-  const order: Scenario[] = (['a', 'm', 'e', 'd', 'k', 'b', 'c', 'l', 'g', 'f', 'j', 'i', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
+  const order: Scenario[] = (['a', 'm', 'e', 'd', 'k', 'b', 'c', 'l', 'g', 'f', 'j', 'i', 'n', 'h'] as Scenario[]).filter((s) => scenarios.includes(s));
   if (scenarios.includes('i')) {
     // The call works through toolcat and answers what the server answers directly.
     const viaToolcat = await fetch(`${url}/tools/mcp.everything.echo/calls`, { method: 'POST', headers: { authorization: `Bearer ${direct!.key}`, 'content-type': 'application/json' }, body: `{"arguments":${ECHO_ARGUMENTS}}` });
@@ -317,6 +337,11 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
         await (await fetch(everything!.url, { method: 'DELETE', headers: mcp!.headers })).text(); // end the old session
         mcp = await mcpSession(everything!.url);
       }
+      if (s === 'n' && round > 1) {
+        await (await fetch(everything!.url, { method: 'DELETE', headers: proxied!.headers })).text();
+        proxied = await mcpSession(everything!.url);
+        await worker.call('plainProxy', { upstream: everything!.url, headers: proxied.headers, toolId: 'mcp.everything.echo', tool: 'echo' });
+      }
       const { spec, pid } = specs[s]();
       log(`throughput round ${round}/${o.rounds}: (${s}) ${DESCRIPTIONS[s]}`);
       const m = pid === worker.pid ? await profiled(o, worker, `throughput-${s}-round${round}`, () => measure(spec, pid)) : await measure(spec, pid);
@@ -325,7 +350,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       rows.set(s, [...(rows.get(s) ?? []), m]);
     }
     const r = (x?: Measured, y?: Measured) => (x && y ? { rps: ratio(x.load.rps, y.load.rps), cpu: ratio(cpuMsPerRequest(y), cpuMsPerRequest(x)) } : undefined);
-    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'd/k': r(thisRound.d, thisRound.k), 'c/l': r(thisRound.c, thisRound.l), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h), 'j/g': r(thisRound.j, thisRound.g), 'j/f': r(thisRound.j, thisRound.f), 'm/a': r(thisRound.m, thisRound.a) });
+    ratiosByRound.push({ 'a/e': r(thisRound.a, thisRound.e), 'd/e': r(thisRound.d, thisRound.e), 'd/k': r(thisRound.d, thisRound.k), 'c/l': r(thisRound.c, thisRound.l), 'g/f': r(thisRound.g, thisRound.f), 'i/h': r(thisRound.i, thisRound.h), 'j/g': r(thisRound.j, thisRound.g), 'j/f': r(thisRound.j, thisRound.f), 'm/a': r(thisRound.m, thisRound.a), 'n/h': r(thisRound.n, thisRound.h), 'i/n': r(thisRound.i, thisRound.n) });
   }
 
   const layoutRows: ThroughputReport['layout'] = [];
@@ -488,6 +513,15 @@ function throughputSection(t: ThroughputReport): string {
     // Issue 21: no target of its own; it shows what a large page costs the face beside the REST list of the same tools.
     out.push(`- m/a (the MCP face's 1,000-tool page vs GET /tools of the same catalog; no target): by req/s ${ma.map((v) => fmt(v.rps, 2)).join(', ')} (median ${fmt(median(ma.map((v) => v.rps)), 2)}), by capacity ${ma.map((v) => fmt(v.cpu, 2)).join(', ')} (median ${fmt(median(ma.map((v) => v.cpu)), 2)}).`, '');
   }
+  for (const [k, what] of [
+    ['n/h', 'a plain node:http proxy of the same call vs the direct call: what any proxy costs on this machine, no target'],
+    ['i/n', 'a call through toolcat vs the plain proxy of it: what toolcat adds to a proxy, no target'],
+  ] as const) {
+    // Issue 14: the machine's limit for the exchange (i) makes, beside i/h (DEVELOPERS.md: ratios against the machine's limit and the direct path).
+    const v = t.ratiosByRound.map((r) => r[k]).filter((x): x is { rps: number; cpu: number } => x !== undefined && Number.isFinite(x.rps));
+    if (v.length) out.push(`- ${k} (${what}): by req/s ${v.map((x) => fmt(x.rps, 2)).join(', ')} (median ${fmt(median(v.map((x) => x.rps)), 2)}), by capacity ${v.map((x) => fmt(x.cpu, 2)).join(', ')} (median ${fmt(median(v.map((x) => x.cpu)), 2)}).`);
+  }
+  if (t.ratiosByRound.some((r) => r['n/h'])) out.push('');
   const h = t.rows.get('h');
   const i = t.rows.get('i');
   if (h && i) {

@@ -4,6 +4,7 @@
  * and, on request, the ceiling server: a plain node:http server answering prebuilt bytes. Driven by IPC
  * messages { id, cmd, args } answered with { id, ok, result | error }.
  */
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector';
@@ -32,6 +33,8 @@ type Handler = (args: never) => Promise<unknown>;
 let app: App | null = null;
 let url = '';
 const ceilings: http.Server[] = [];
+let proxyUrl = '';
+let proxySession: Record<string, string> = {};
 let profiler: Session | null = null;
 let gcObserver: PerformanceObserver | null = null;
 let gcs: Array<{ major: boolean; ms: number }> = [];
@@ -166,6 +169,49 @@ const handlers: Record<string, Handler> = {
     ceilings.push(plain);
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     return { url: `http://127.0.0.1:${(plain.address() as { port: number }).port}` };
+  },
+
+  /**
+   * Issue 14, the machine's limit for a proxy (scenario n): a plain node:http server that forwards (i)'s request body
+   * as the same JSON-RPC `tools/call` to the upstream on an initialized session, over a keep-alive agent with
+   * toolcat's agent options, reads the answer (JSON or SSE `data:` lines) and answers what (i) answers: `{ callId,
+   * toolId, isError, content }` with a fresh UUID. No identity, decision, argument check, call log, bounds or
+   * cancellation: the least any proxy of this exchange does, in the toolcat process (idle while measured). Called
+   * again with new session headers, it forwards on that session from then on.
+   */
+  async plainProxy(a: { upstream: string; headers: Record<string, string>; toolId: string; tool: string }) {
+    proxySession = a.headers;
+    if (proxyUrl) return { url: proxyUrl };
+    const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000, noDelay: true });
+    const upstream = new URL(a.upstream);
+    let seq = 0;
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const args = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { arguments?: unknown }).arguments ?? {};
+        const body = JSON.stringify({ jsonrpc: '2.0', id: ++seq, method: 'tools/call', params: { name: a.tool, arguments: args } });
+        const up = http.request(upstream, { method: 'POST', agent, headers: { ...proxySession, 'content-length': Buffer.byteLength(body) } }, (answer) => {
+          let text = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (t: string) => (text += t));
+          answer.on('end', () => {
+            const data = (answer.headers['content-type'] ?? '').includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).filter((l) => l.trim() !== '').pop() ?? '' : text;
+            const result = (JSON.parse(data) as { result: { isError?: boolean; content: unknown[] } }).result;
+            const out = JSON.stringify({ callId: randomUUID(), toolId: a.toolId, isError: result.isError === true, content: result.content });
+            res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(out) });
+            res.end(out);
+          });
+        });
+        up.on('error', () => res.writeHead(502).end());
+        up.end(body);
+      });
+    });
+    proxy.keepAliveTimeout = 60_000;
+    ceilings.push(proxy);
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    return { url: proxyUrl };
   },
 
   /** The generator inside the server process (for the layout comparison only). */

@@ -63,6 +63,8 @@ interface SchemaEntry {
 
 export class ArgumentValidator {
   private readonly schemas = new LRUCache<string, SchemaEntry>({ max: 1000 });
+  /** Frozen schemas' entries by the object itself; held only as long as the schema is (WeakMap). */
+  private readonly byObject = new WeakMap<object, SchemaEntry>();
   private pool: Piscina<CheckTask, ValidationOutcome> | null = null;
   readonly options: ArgumentValidatorOptions;
   /** For tests and metrics: how checks were made (inline, in a worker, abandoned at the budget or a full queue). */
@@ -95,6 +97,11 @@ export class ArgumentValidator {
   }
 
   private entry(schema: Readonly<Record<string, unknown>>): SchemaEntry {
+    // A frozen schema (the invocation core's kept descriptors) cannot change, so its entry is found by identity,
+    // without serialising and hashing it again on every call.
+    const frozen = Object.isFrozen(schema);
+    const known = frozen ? this.byObject.get(schema) : undefined;
+    if (known !== undefined) return known;
     const text = JSON.stringify(schema);
     const key = sha256Base64url(text);
     let entry = this.schemas.get(key);
@@ -103,6 +110,7 @@ export class ArgumentValidator {
       entry = { key, text, costly, nodes };
       this.schemas.set(key, entry);
     }
+    if (frozen) this.byObject.set(schema, entry);
     return entry;
   }
 

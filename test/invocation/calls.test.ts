@@ -257,6 +257,24 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       expect((await callLog('ext.echo'))[0]).to.include({ outcome: 'invalid-arguments' });
     });
 
+    it('a changed inputSchema applies to the very next call: the descriptor kept for checking is per version of its bytes', async () => {
+      const first = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false };
+      const second = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+      await ext('echo_reschema', { inputSchema: first });
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { text: 'a' } })).status).to.equal(200);
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { n: 1 } })).status).to.equal(400);
+      expect(endpoint.count('echo_reschema')).to.equal(1);
+      await ext('echo_reschema', { inputSchema: second });
+      // A descriptor (or a validator entry) kept from the first version would let the first call through and refuse the second.
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { text: 'a' } })).status).to.equal(400);
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { n: 1 } })).status).to.equal(200);
+      expect(endpoint.count('echo_reschema')).to.equal(2);
+      await ext('echo_reschema', { inputSchema: first });
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { text: 'b' } })).status).to.equal(200);
+      expect((await call('ext.echo_reschema', ta.key, { arguments: { n: 2 } })).status).to.equal(400);
+      expect(endpoint.count('echo_reschema')).to.equal(3);
+    });
+
     it('hostile bodies: not JSON, not an object, unknown fields, arrays as arguments, too deep, too large, bad Idempotency-Key', async () => {
       const before = endpoint.received.length;
       const deep = JSON.stringify({ arguments: { text: 'x', n: 1, ...JSON.parse(`{"a":${'['.repeat(200)}${']'.repeat(200)}}`) } });
