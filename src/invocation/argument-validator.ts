@@ -63,8 +63,11 @@ interface SchemaEntry {
 
 export class ArgumentValidator {
   private readonly schemas = new LRUCache<string, SchemaEntry>({ max: 1000 });
-  /** Frozen schemas' entries by the object itself; held only as long as the schema is (WeakMap). */
-  private readonly byObject = new WeakMap<object, SchemaEntry>();
+  /**
+   * A frozen schema's key in `schemas`, by the object itself (held only as long as the schema is). The key, not the
+   * entry: the bounded `schemas` stays the only holder of compiled validators (schema-check.ts).
+   */
+  private readonly keyOf = new WeakMap<object, string>();
   private pool: Piscina<CheckTask, ValidationOutcome> | null = null;
   readonly options: ArgumentValidatorOptions;
   /** For tests and metrics: how checks were made (inline, in a worker, abandoned at the budget or a full queue). */
@@ -101,7 +104,8 @@ export class ArgumentValidator {
     // every call. Only the invocation core's kept descriptors are frozen here, and deeply (deepFreeze): a schema frozen
     // at its top only, with parts that may still change, must not be passed.
     const frozen = Object.isFrozen(schema);
-    const known = frozen ? this.byObject.get(schema) : undefined;
+    const knownKey = frozen ? this.keyOf.get(schema) : undefined;
+    const known = knownKey === undefined ? undefined : this.schemas.get(knownKey);
     if (known !== undefined) return known;
     const text = JSON.stringify(schema);
     const key = sha256Base64url(text);
@@ -111,7 +115,7 @@ export class ArgumentValidator {
       entry = { key, text, costly, nodes };
       this.schemas.set(key, entry);
     }
-    if (frozen) this.byObject.set(schema, entry);
+    if (frozen) this.keyOf.set(schema, key);
     return entry;
   }
 

@@ -62,11 +62,17 @@ export interface CallFinished {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
 /**
- * Parsed descriptors kept by the decision's ETag, in bytes of the JSON they were parsed from (x4 for the objects). A
- * heavy tool's 22 KB descriptor cost ~27 µs to parse and its inputSchema ~19 µs to key for the validator on every
- * call (measured, Node 20); kept, a call pays that once per descriptor version.
+ * Parsed descriptors kept by the decision's ETag: at most this much heap. A heavy tool's 22 KB descriptor cost ~27 µs
+ * to parse and its inputSchema ~19 µs to key for the validator on every call (measured, Node 20); kept, a call pays
+ * that once per descriptor version.
  */
-const PARSED_DESCRIPTOR_BYTES = 16 * 1024 * 1024;
+const PARSED_DESCRIPTOR_HEAP_BYTES = 16 * 1024 * 1024;
+/**
+ * Heap per byte of descriptor JSON, charged so the bound holds for any descriptor an upstream can list: parsed, the
+ * fixtures' descriptors took 1.0-1.3x their bytes, but a schema of empty objects (`"enum": [{}, {}, …]`) 21x (measured,
+ * Node 20). Charged 24x, the memo holds ~700 KB of descriptor JSON, several hundred typical tools.
+ */
+const PARSED_HEAP_PER_BYTE = 24;
 /** A call whose decision is at least this old when it leaves its source's queue is decided again before it is sent. */
 const REDECIDE_AFTER_MS = 50;
 
@@ -86,7 +92,7 @@ export class InvocationService {
    * SHA-256 of the exact standard-view bytes), so a changed descriptor (reclassified, re-synced with a new schema) is
    * a new key: the cache can never answer for bytes it was not parsed from. Deep-frozen: every call shares it.
    */
-  private readonly parsed = new LRUCache<string, ToolDescriptor>({ maxSize: PARSED_DESCRIPTOR_BYTES });
+  private readonly parsed = new LRUCache<string, ToolDescriptor>({ maxSize: PARSED_DESCRIPTOR_HEAP_BYTES });
 
   constructor(
     private readonly deps: {
@@ -181,7 +187,7 @@ export class InvocationService {
     if (descriptor === undefined) {
       descriptor = deepFreeze(JSON.parse(doc.body.toString()) as ToolDescriptor);
       // A descriptor larger than the whole bound is parsed for this call only.
-      this.parsed.set(doc.etag, descriptor, { size: Math.max(1, doc.body.bytes.length * 4) });
+      this.parsed.set(doc.etag, descriptor, { size: Math.max(1, doc.body.bytes.length * PARSED_HEAP_PER_BYTE) });
     }
     return descriptor;
   }
