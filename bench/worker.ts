@@ -203,7 +203,7 @@ const handlers: Record<string, Handler> = {
             res.end(out);
           });
         });
-        up.on('error', () => res.writeHead(502).end());
+        up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
         up.end(body);
       });
     });

@@ -100,8 +100,8 @@ export class ArgumentValidator {
   }
 
   private entry(schema: Readonly<Record<string, unknown>>): SchemaEntry {
-    // A frozen schema cannot change, so its entry is found by identity, without serialising and hashing it again on
-    // every call. Only the invocation core's kept descriptors are frozen here, and deeply (deepFreeze): a schema frozen
+    // A frozen schema cannot change, so its cache key is found by identity, without serialising and hashing it again
+    // on every call. Only the invocation core's kept descriptors are frozen here, and deeply (deepFreeze): a schema frozen
     // at its top only, with parts that may still change, must not be passed.
     const frozen = Object.isFrozen(schema);
     const knownKey = frozen ? this.keyOf.get(schema) : undefined;
