@@ -11,6 +11,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { HttpClientTransport } from '../../src/sources/mcp/http-client.transport';
 import { MessageTooLargeError } from '../../src/sources/mcp/message-too-large';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startEverythingHttp } from '../helpers/mcp-servers';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 interface Seen {
@@ -279,6 +281,85 @@ describe('HttpClientTransport (issue 14): a Streamable HTTP client on node:http'
     expect(err.message).to.include(`Redirect to http://localhost:${other.port}/steal not followed`);
     expect(err.message).not.to.include('token=abc');
     expect(other.seen).to.deep.equal([]);
+  });
+
+  it('close() ends the session on the server: DELETE with its Mcp-Session-Id and the source headers (MCP 2025-06-18 session management)', async () => {
+    const s = await serve((req, body, res) => {
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      const m = JSON.parse(body) as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-9' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+    });
+    servers.push(s);
+    const t = open(s.url, { headers: { Authorization: 'Bearer source-secret' } });
+    collect(t);
+    await t.start();
+    await t.send(request(1));
+    t.setProtocolVersion('2025-06-18');
+    await t.close();
+    await until(() => s.seen.some((x) => x.method === 'DELETE'), 'the DELETE');
+    const del = s.seen.find((x) => x.method === 'DELETE')!;
+    expect(del.url).to.equal('/mcp');
+    expect(del.headers).to.include({ 'mcp-session-id': 'sess-9', 'mcp-protocol-version': '2025-06-18', authorization: 'Bearer source-secret' });
+    // After close nothing else is sent: one POST, one DELETE.
+    expect(s.seen.map((x) => x.method)).to.deep.equal(['POST', 'DELETE']);
+  });
+
+  it('close() without a session sends nothing; a server that refuses DELETE (405) or never answers it does not hold close()', async () => {
+    const quiet = await serve((_req, body, res) => {
+      const m = JSON.parse(body) as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+    });
+    servers.push(quiet);
+    const a = open(quiet.url);
+    collect(a);
+    await a.start();
+    await a.send(request(1));
+    await a.close();
+    // The GET for the closed transport would have come by now if it were sent; nothing but the POST arrived.
+    await new Promise((r) => setImmediate(r));
+    expect(quiet.seen.map((x) => x.method)).to.deep.equal(['POST']);
+
+    for (const answer of ['405', 'never'] as const) {
+      const s = await serve((req, body, res) => {
+        if (req.method === 'DELETE') return void (answer === '405' ? res.writeHead(405).end() : undefined);
+        const m = JSON.parse(body) as { id: number };
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-x' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+      });
+      servers.push(s);
+      const t = open(s.url);
+      const got = collect(t);
+      await t.start();
+      await t.send(request(1));
+      await t.close(); // returns while the DELETE is on its way (it is bounded on its own)
+      await until(() => s.seen.some((x) => x.method === 'DELETE'), `the DELETE (${answer})`);
+      expect(got.errors, answer).to.deep.equal([]);
+    }
+  });
+
+  it('against server-everything over HTTP: after the SDK Client closes, the server has ended the session (its id is refused)', async function () {
+    this.timeout(30000);
+    const everything = await startEverythingHttp();
+    servers.push({ stop: async () => void everything.stop() });
+    const t = open(everything.url);
+    const client = new Client({ name: 'toolcat-test', version: '0.0.0' });
+    await client.connect(t);
+    const session = t.sessionId!;
+    expect(session).to.be.a('string');
+    const listWith = async () =>
+      (await fetch(everything.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+      }).then(async (r) => (await r.text(), r.status)));
+    expect(await listWith()).to.equal(200); // the session is live while the client holds it
+    await client.close();
+    let status = 200;
+    for (let i = 0; i < 100 && status === 200; i++) {
+      status = await listWith();
+      if (status === 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    // server-everything refuses a request whose session it no longer has (400 "No valid session ID").
+    expect(status).to.be.oneOf([400, 404]);
   });
 
   it('a refused connection rejects the send (and reports it), nothing hangs', async () => {

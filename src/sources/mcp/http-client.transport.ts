@@ -24,6 +24,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** An error status's body is read this far for its message (it is sanitised and cut to 1,000 characters later). */
 const ERROR_TEXT_BYTES = 8 * 1024;
+/** How long the DELETE that ends a session upstream may take before it is cut (it is never awaited). */
+const TERMINATE_TIMEOUT_MS = 2000;
 
 /**
  * The MCP Streamable HTTP client transport (spec 2025-06-18 "Transports"; the SDK's `Transport` interface, so the
@@ -42,7 +44,7 @@ const ERROR_TEXT_BYTES = 8 * 1024;
  * response's id replayed onto the original request's); redirects followed only within the URL's origin (307/308 for
  * a POST), others answered as errors naming the target; errors as StreamableHTTPError(status) (the call pool reads a
  * 404 as "session gone"). Left out: the SDK's OAuth provider (toolcat's sources authenticate with header secrets
- * only) and its terminateSession (toolcat never called it).
+ * only). Added: close() ends the session upstream with DELETE (terminate below).
  *
  * Bounded: each message (a JSON body, one SSE event) at maxMessageBytes; an error body read to 8 KB; every open
  * request and stream is destroyed by close().
@@ -94,7 +96,29 @@ export class HttpClientTransport implements Transport {
     this.reconnectTimer = null;
     for (const req of this.open) req.destroy();
     this.open.clear();
+    if (this.session) this.terminate(this.session);
     this.onclose?.();
+  }
+
+  /**
+   * Ends the session on the server (MCP 2025-06-18 "Session Management": a client that no longer needs a session
+   * SHOULD send DELETE with its Mcp-Session-Id). Without it every dropped session (a source changed or removed, a
+   * session replaced, shutdown) stayed open upstream with whatever the server keeps for it (server-everything keeps
+   * every response of a session for resumability). Best effort and not awaited: a 405 (the server does not let
+   * clients end sessions), an error or no answer changes nothing here, and the request is cut after
+   * TERMINATE_TIMEOUT_MS, so close() never waits on an upstream.
+   */
+  private terminate(session: string): void {
+    const client = clientFor(this.url);
+    if (!client) return;
+    const headers: Record<string, string> = { 'mcp-session-id': session };
+    if (this.protocol) headers['mcp-protocol-version'] = this.protocol;
+    Object.assign(headers, this.headers);
+    const req = client.request(this.url, { method: 'DELETE', headers, agent: client.agent, timeout: TERMINATE_TIMEOUT_MS });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => undefined);
+    req.once('response', (res) => res.resume());
+    req.end();
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
