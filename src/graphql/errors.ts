@@ -1,5 +1,4 @@
-import { GraphQLError } from 'graphql';
-import type { MiddlewareFn } from 'type-graphql';
+import { type GraphQLFieldResolver, GraphQLError } from 'graphql';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { assertNever } from '../shared/assert-never';
 import { bearerChallenge } from '../shared/transport-answers';
@@ -39,14 +38,29 @@ export function toGraphQLError(err: CatalogError, ctx: { credentialRejected?: bo
 }
 
 /**
- * Global resolver middleware: domain errors leave the resolver layer as GraphQL errors with their code. The
- * context says whether a credential was presented and refused, for the 401 challenge of every operation.
+ * A field's resolver whose domain errors leave the resolver layer as GraphQL errors with their code (every field of
+ * the schema is wrapped by graphql/resolver-wrap.ts). The context says whether a credential was presented and
+ * refused, for the 401 challenge of every operation. A resolver that answers synchronously stays synchronous: no
+ * promise is made for a plain property read.
  */
-export const catalogErrorMiddleware: MiddlewareFn<GraphQLContext> = async ({ context }, next) => {
-  try {
-    return await next();
-  } catch (err) {
-    if (err instanceof CatalogError) throw toGraphQLError(err, { credentialRejected: context?.credentialRejected === true });
-    throw err;
-  }
-};
+export function translatingCatalogErrors<S, A>(resolve: GraphQLFieldResolver<S, GraphQLContext, A>): GraphQLFieldResolver<S, GraphQLContext, A> {
+  const translate = (err: unknown, context: GraphQLContext | undefined): unknown =>
+    err instanceof CatalogError ? toGraphQLError(err, { credentialRejected: context?.credentialRejected === true }) : err;
+  return (root, args, context, info) => {
+    let out: unknown;
+    try {
+      out = resolve(root, args, context, info);
+    } catch (err) {
+      throw translate(err, context);
+    }
+    return isPromiseLike(out)
+      ? out.then(undefined, (err: unknown) => {
+          throw translate(err, context);
+        })
+      : out;
+  };
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}

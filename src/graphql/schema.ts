@@ -2,8 +2,7 @@ import 'reflect-metadata';
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
 import { CatalogResolver } from './catalog.resolver';
-import { catalogErrorMiddleware } from './errors';
-import { makeAuditMiddleware } from './audit.middleware';
+import { wrapResolvers } from './resolver-wrap';
 import type { Logger } from '../shared/logger';
 import type { AppServices } from './services';
 import { TenancyResolver } from './tenancy.resolver';
@@ -22,12 +21,14 @@ const RESOLVERS = [CatalogResolver, TenancyResolver, ToolAdminResolver, SourceRe
  */
 export function buildCatalogSchema(services: AppServices | null, log?: Logger): GraphQLSchema {
   const instances = new Map<unknown, unknown>(services ? RESOLVERS.map((R) => [R, new R(services)]) : []);
-  return buildSchemaSync({
+  // No type-graphql global middlewares: the error translation and the audit scope wrap the built resolvers
+  // (resolver-wrap.ts), so a plain field costs a property read, not a chain of promises.
+  const schema = buildSchemaSync({
     resolvers: [...RESOLVERS],
     container: { get: (cls) => instances.get(cls) },
-    globalMiddlewares: log ? [makeAuditMiddleware(log), catalogErrorMiddleware] : [catalogErrorMiddleware],
     validate: false,
   });
+  return wrapResolvers(schema, log);
 }
 
 /** The committed schema.graphql is exactly this text (test/pins/sdl.pin.test.ts fails on drift). */
