@@ -214,6 +214,12 @@ const handlers: Record<string, Handler> = {
     return { url: proxyUrl };
   },
 
+  /** Ends toolcat's call session to `source` (the pool's own drop: DELETE upstream); the next call opens a new one. */
+  async dropCallSession(a: { source: string }) {
+    await app!.services.callSessions.drop(a.source);
+    return true;
+  },
+
   /** The generator inside the server process (for the layout comparison only). */
   async load(spec: LoadSpec) {
     return runLoad(spec);
