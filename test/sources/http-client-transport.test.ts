@@ -304,7 +304,7 @@ describe('HttpClientTransport (issue 14): a Streamable HTTP client on node:http'
     expect(s.seen.map((x) => x.method)).to.deep.equal(['POST', 'DELETE']);
   });
 
-  it('close() without a session sends nothing; a server that refuses DELETE (405) or never answers it does not hold close()', async () => {
+  it('close() without a session sends nothing; a server that refuses DELETE (405), never answers it or answers without end does not hold close()', async () => {
     const quiet = await serve((_req, body, res) => {
       const m = JSON.parse(body) as { id: number };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
@@ -319,8 +319,16 @@ describe('HttpClientTransport (issue 14): a Streamable HTTP client on node:http'
     await new Promise((r) => setImmediate(r));
     expect(quiet.seen.map((x) => x.method)).to.deep.equal(['POST']);
 
-    for (const answer of ['405', 'never'] as const) {
+    for (const answer of ['405', 'never', 'endless'] as const) {
+      let endlessClosed = false;
       const s = await serve((req, body, res) => {
+        if (req.method === 'DELETE' && answer === 'endless') {
+          // An answer that never ends: toolcat reads none of it and hangs up.
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const t = setInterval(() => res.write('x'.repeat(1024)), 1);
+          res.once('close', () => (clearInterval(t), (endlessClosed = true)));
+          return;
+        }
         if (req.method === 'DELETE') return void (answer === '405' ? res.writeHead(405).end() : undefined);
         const m = JSON.parse(body) as { id: number };
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-x' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
@@ -332,6 +340,7 @@ describe('HttpClientTransport (issue 14): a Streamable HTTP client on node:http'
       await t.send(request(1));
       await t.close(); // returns while the DELETE is on its way (it is bounded on its own)
       await until(() => s.seen.some((x) => x.method === 'DELETE'), `the DELETE (${answer})`);
+      if (answer === 'endless') await until(() => endlessClosed, 'toolcat hanging up on the endless answer');
       expect(got.errors, answer).to.deep.equal([]);
     }
   });

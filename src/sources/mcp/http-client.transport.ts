@@ -114,10 +114,14 @@ export class HttpClientTransport implements Transport {
     const headers: Record<string, string> = { 'mcp-session-id': session };
     if (this.protocol) headers['mcp-protocol-version'] = this.protocol;
     Object.assign(headers, this.headers);
-    const req = client.request(this.url, { method: 'DELETE', headers, agent: client.agent, timeout: TERMINATE_TIMEOUT_MS });
-    req.once('timeout', () => req.destroy());
+    const req = client.request(this.url, { method: 'DELETE', headers, agent: client.agent });
+    // A deadline for the whole exchange, not an idle timeout: a server that keeps trickling never holds it open.
+    const deadline = setTimeout(() => req.destroy(), TERMINATE_TIMEOUT_MS);
+    deadline.unref();
+    req.once('close', () => clearTimeout(deadline));
     req.once('error', () => undefined);
-    req.once('response', (res) => res.resume());
+    // The status is all there is to learn (and nothing is done with it): the body is never read, however long.
+    req.once('response', (res) => res.destroy());
     req.end();
   }
 
