@@ -7,6 +7,7 @@ import { buildApollo } from './graphql/apollo';
 import { agentSchemaOf, publicSchemaOf } from './graphql/agent-schema';
 import { makeFormatError } from './graphql/format-error';
 import { buildCatalogSchema } from './graphql/schema';
+import { terminationsSettled } from './sources/mcp/http-client.transport';
 import { PreparedExecutor } from './rest/graphql-executor';
 import { buildRequestListener } from './http/request-listener';
 import { DbHealth } from './ops/db-health';
@@ -181,7 +182,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       search,
       invocation,
       calls,
-      callSessions: { drop: (source) => upstream.pool.drop(source) },
+      callSessions: { drop: (source, opts) => upstream.pool.drop(source, opts) },
       capabilities: deriveCapabilities({ hostVersion: config.hostVersion, compactView: config.compactView, sources: ['host-extension', 'mcp'] }),
     };
     if (config.configFile) await applyConfigFile(services.config, config.configFile, config.configApply, log);
@@ -256,6 +257,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
           clearInterval(abandonedSweep);
           await invocation.stop();
           await sync.stop();
+          await terminationsSettled(); // the DELETEs that end upstream sessions leave before the process does (each cut at 2 s)
           await snapshots!.close();
           await listener?.stop();
           await apollo.stop();

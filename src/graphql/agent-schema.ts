@@ -8,7 +8,7 @@ import { type GraphQLFieldConfigMap, GraphQLObjectType, GraphQLSchema } from 'gr
  * - agentSchemaOf: what callers who may not see the admin schema are served: the catalog reads and their own past
  *   calls, nothing of the admin half, so validation messages, suggestions, introspection and the "FORBIDDEN for a real admin
  *   field, 400 for a made-up one" oracle can only ever name what they may use.
- * The fields are the very field configs of the executable schema (same resolvers and middlewares), so the faces
+ * The fields are the very field configs of the executable schema (same wrapped resolvers, resolver-wrap.ts), so the faces
  * cannot behave differently.
  */
 const AGENT_QUERY_FIELDS = ['capabilities', 'me', 'tools', 'tool', 'toolsDocument', 'toolDocument', 'toolCall', 'searchTools', 'searchToolsDocument'] as const;

@@ -4,7 +4,10 @@ import { currentAuditScope } from '../audit/audit-context';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
 import { createLogger } from '../shared/logger';
 import type { GraphQLContext } from './context';
-import { wrapResolvers } from './resolver-wrap';
+import { agentSchemaOf, publicSchemaOf } from './agent-schema';
+import { isWrappedResolver, wrapResolvers } from './resolver-wrap';
+import { buildCatalogSchema } from './schema';
+import { isObjectType, type GraphQLSchema as Schema } from 'graphql';
 
 /**
  * What replaced type-graphql's global middlewares (resolver-wrap.ts): every field's domain errors become coded
@@ -83,5 +86,24 @@ describe('wrapResolvers', () => {
     await run('mutation { forgetful }');
     const line = logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'mutation completed without an audit row');
     expect(line).to.include({ mutation: 'forgetful', requestId: 'req-wrap-1' });
+  });
+
+  it('the executable schema and both HTTP schemas wrap every field that has a resolver, nested types included', () => {
+    const full = buildCatalogSchema(null);
+    const unwrapped = (schema: Schema) =>
+      Object.values(schema.getTypeMap())
+        .filter(isObjectType)
+        .filter((t) => !t.name.startsWith('__'))
+        .flatMap((t) => Object.values(t.getFields()).map((f) => ({ name: `${t.name}.${f.name}`, resolve: f.resolve })))
+        .filter((f) => f.resolve !== undefined && !isWrappedResolver(f.resolve))
+        .map((f) => f.name);
+    const fields = (schema: Schema) => Object.values(schema.getTypeMap()).filter(isObjectType).flatMap((t) => Object.keys(t.getFields())).length;
+    for (const [name, schema] of [['executable', full], ['public (admins)', publicSchemaOf(full)], ['agent', agentSchemaOf(full)]] as const) {
+      expect(fields(schema), name).to.be.greaterThan(10);
+      expect(unwrapped(schema), name).to.deep.equal([]);
+    }
+    // Nested object types are covered, not only the roots.
+    const tool = full.getType('ToolDescriptor') ?? full.getType('Tool');
+    expect(tool && isObjectType(tool) && Object.values(tool.getFields()).some((f) => isWrappedResolver(f.resolve))).to.equal(true);
   });
 });

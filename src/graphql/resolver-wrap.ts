@@ -11,6 +11,13 @@ import { translatingCatalogErrors } from './errors';
  * fields, with the request scope's async hooks on each). A wrapped synchronous resolver stays synchronous.
  * The HTTP schemas (agent-schema.ts) copy these very field configs, so every face gets the same wrapping.
  */
+const WRAPPED = Symbol('toolcat.wrappedResolver');
+
+/** Was this resolver made by wrapResolvers? (The schema tests check that every face's every field was.) */
+export function isWrappedResolver(resolve: unknown): boolean {
+  return typeof resolve === 'function' && (resolve as { [WRAPPED]?: true })[WRAPPED] === true;
+}
+
 export function wrapResolvers(schema: GraphQLSchema, log: Logger | undefined): GraphQLSchema {
   const mutation = schema.getMutationType();
   for (const type of Object.values(schema.getTypeMap())) {
@@ -19,7 +26,8 @@ export function wrapResolvers(schema: GraphQLSchema, log: Logger | undefined): G
       // A field without its own resolver is graphql's default property read: it cannot raise a domain error.
       if (!field.resolve) continue;
       const translated = translatingCatalogErrors<unknown, Record<string, unknown>>(field.resolve as never);
-      field.resolve = (type === mutation && log ? auditedMutation(translated, log) : translated) as typeof field.resolve;
+      const wrapped = type === mutation && log ? auditedMutation(translated, log) : translated;
+      field.resolve = Object.assign(wrapped, { [WRAPPED]: true as const }) as typeof field.resolve;
     }
   }
   return schema;

@@ -38,5 +38,5 @@ export interface AppServices {
   readonly invocation: InvocationService;
   readonly calls: ToolCallStore;
   /** The call sessions of MCP sources: a removed or changed source's session is closed. */
-  readonly callSessions: { drop(source: string): Promise<void> };
+  readonly callSessions: { drop(source: string, opts?: { readonly endUpstream?: boolean }): Promise<void> };
 }

@@ -90,8 +90,10 @@ export class SourceResolver {
   async updateSource(@Ctx() ctx: GraphQLContext, @Arg('input', () => SourceInputType) input: SourceInputType): Promise<McpSourceType> {
     const secretsGiven = input.env != null || input.headers != null || input.url != null;
     const saved = await this.s.sources.update(ctx.principal, toInput(input, secretsGiven));
-    await this.s.sync.drop(saved.name);
-    await this.s.callSessions.drop(saved.name);
+    // The old sessions are not ended upstream: the URL or secrets may have changed because that host is no longer
+    // trusted, and a DELETE would carry the old secrets there once more.
+    await this.s.sync.drop(saved.name, { endUpstream: false });
+    await this.s.callSessions.drop(saved.name, { endUpstream: false });
     await this.s.scheduler.refresh(saved.name);
     return this.toType(saved);
   }
@@ -100,8 +102,8 @@ export class SourceResolver {
   async removeSource(@Ctx() ctx: GraphQLContext, @Arg('name', () => String) name: string): Promise<boolean> {
     const ok = await this.s.sources.remove(ctx.principal, name);
     this.s.scheduler.unschedule(name);
-    await this.s.sync.drop(name);
-    await this.s.callSessions.drop(name);
+    await this.s.sync.drop(name, { endUpstream: false }); // as in updateSource
+    await this.s.callSessions.drop(name, { endUpstream: false });
     return ok;
   }
 

@@ -162,8 +162,12 @@ export class McpCallPool {
     }
   }
 
-  /** Ends the source's session (its spec or secrets changed, or it was removed); the next call reconnects. */
-  async drop(source: string): Promise<void> {
+  /**
+   * Ends the source's session (its spec or secrets changed, or it was removed); the next call reconnects. `endUpstream:
+   * false` (an admin changed or removed the source): a Streamable HTTP session is not ended with a DELETE that would
+   * carry the old secrets to the old URL once more.
+   */
+  async drop(source: string, opts: { readonly endUpstream?: boolean } = {}): Promise<void> {
     const e = this.entries.get(source);
     if (!e) return;
     e.generation++;
@@ -172,6 +176,7 @@ export class McpCallPool {
     e.live = null;
     this.entries.delete(source);
     this.gates.delete(source);
+    if (s && opts.endUpstream === false) s.conn?.forgetSession();
     if (s) await this.end(s);
   }
 

@@ -27,7 +27,7 @@ export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => 
  * pin test checks that the documents stay far inside the default limits anyway.
  *
  * Each request then only executes: graphql-js `execute` on the schema /graphql serves, so the resolvers (and
- * their global middlewares: error mapping, audit) remain the one place that decides authorization and views.
+ * their wrapping, graphql/resolver-wrap.ts: error mapping, audit) remain the one place that decides authorization and views.
  * Errors go through the same `formatError` as Apollo's, so a code means the same on both surfaces. Skipped,
  * because it is per-HTTP-request work that means nothing for a fixed in-process document: Apollo's request
  * pipeline (query hashing, document cache lookup, plugins). Measured by `npm run bench` (scenario g, CPU per

@@ -160,13 +160,17 @@ export class SourceSyncService {
     };
   }
 
-  /** Closes a source's session (after removal or reconfiguration); the next sync opens a fresh one. */
-  async drop(name: string): Promise<void> {
+  /**
+   * Closes a source's session (after removal or reconfiguration); the next sync opens a fresh one. `endUpstream:
+   * false` (an admin changed or removed the source): a Streamable HTTP session is not ended with a DELETE that would
+   * carry the old secrets to the old URL once more.
+   */
+  async drop(name: string, opts: { readonly endUpstream?: boolean } = {}): Promise<void> {
     clearTimeout(this.changeTimers.get(name));
     this.changeTimers.delete(name);
     const s = this.sessions.get(name);
     this.sessions.delete(name);
-    await s?.close();
+    await s?.close(opts);
   }
 
   async stop(): Promise<void> {

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { getEventListeners } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { terminationsSettled } from '../../src/sources/mcp/http-client.transport';
 import { McpCallPool, type McpCallPoolDeps } from '../../src/invocation/mcp-call-pool';
 import { type ProgressUpdate, type UpstreamCall, UpstreamError, type UpstreamResult } from '../../src/invocation/upstream';
 import { createLogger } from '../../src/shared/logger';
@@ -156,6 +159,43 @@ forEachDatabase('McpCallPool', (database) => {
     await pool.call('everything-http', 'trigger-long-running-operation', args({ duration: 0.3, steps: 3 }, { onProgress: (p) => progress.push(p.progress) }));
     expect(progress).to.deep.equal([1, 2, 3]);
     expect(sessionsOf('everything-http').at(-1)!.pid).to.equal(null);
+  });
+
+  it('Streamable HTTP: drop() ends the session upstream with DELETE; drop({ endUpstream: false }) (an admin changed or removed the source) sends nothing there', async function () {
+    this.timeout(30000);
+    // A recording proxy in front of server-everything: what toolcat sends, by method and session id.
+    const seen: Array<{ method: string; session: string | undefined; authorization: string | undefined }> = [];
+    const target = new URL(http.url);
+    const proxy = createServer((req, res) => {
+      seen.push({ method: req.method!, session: req.headers['mcp-session-id'] as string | undefined, authorization: req.headers.authorization });
+      const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+      await register({ name: 'recorded', transport: 'http', url: { value: url }, headers: [{ name: 'Authorization', value: 'Bearer recorded-secret-0123456789' }] });
+      const pool = newPool();
+      const sessionOf = () => seen.filter((x) => x.method === 'POST' && x.session).at(-1)!.session!;
+      expect(text(await pool.call('recorded', 'echo', args({ message: 'one' })))).to.equal('Echo: one');
+      const first = sessionOf();
+      await pool.drop('recorded', { endUpstream: false });
+      expect(text(await pool.call('recorded', 'echo', args({ message: 'two' })))).to.equal('Echo: two');
+      const second = sessionOf();
+      expect(second).not.to.equal(first);
+      await pool.drop('recorded');
+      await until(async () => seen.some((x) => x.method === 'DELETE'));
+      await terminationsSettled();
+      // Only the second session was ended, with the source's own header; the first was left alone.
+      expect(seen.filter((x) => x.method === 'DELETE')).to.deep.equal([{ method: 'DELETE', session: second, authorization: 'Bearer recorded-secret-0123456789' }]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 
   it('Streamable HTTP: a response past maxMessageBytes is too-large, and the next call works on a new session', async function () {

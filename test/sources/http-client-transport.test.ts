@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { HttpClientTransport } from '../../src/sources/mcp/http-client.transport';
+import { HttpClientTransport, terminationsSettled } from '../../src/sources/mcp/http-client.transport';
 import { MessageTooLargeError } from '../../src/sources/mcp/message-too-large';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startEverythingHttp } from '../helpers/mcp-servers';
@@ -304,43 +304,59 @@ describe('HttpClientTransport (issue 14): a Streamable HTTP client on node:http'
     expect(s.seen.map((x) => x.method)).to.deep.equal(['POST', 'DELETE']);
   });
 
-  it('close() without a session sends nothing; a server that refuses DELETE (405), never answers it or answers without end does not hold close()', async () => {
-    const quiet = await serve((_req, body, res) => {
+  it('close() without a session, or after forgetSession(), sends nothing upstream', async () => {
+    const s = await serve((req, body, res) => {
+      if (req.method !== 'POST') return void res.writeHead(200).end();
       const m = JSON.parse(body) as { id: number };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+      // The first transport gets no session id; the second one does.
+      res.writeHead(200, { 'content-type': 'application/json', ...(m.id === 2 ? { 'mcp-session-id': 'sess-forgotten' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
     });
-    servers.push(quiet);
-    const a = open(quiet.url);
+    servers.push(s);
+    const a = open(s.url);
     collect(a);
     await a.start();
     await a.send(request(1));
     await a.close();
-    // The GET for the closed transport would have come by now if it were sent; nothing but the POST arrived.
-    await new Promise((r) => setImmediate(r));
-    expect(quiet.seen.map((x) => x.method)).to.deep.equal(['POST']);
+    const b = open(s.url);
+    collect(b);
+    await b.start();
+    await b.send(request(2));
+    expect(b.sessionId).to.equal('sess-forgotten');
+    b.forgetSession();
+    await b.close();
+    // A marker sent after both closes: anything they sent on its own connection would have been seen by the time it is.
+    await terminationsSettled();
+    await fetch(`${s.url}?marker`, { method: 'PUT' }).then((r) => r.text());
+    expect(s.seen.map((x) => x.method)).to.deep.equal(['POST', 'POST', 'PUT']);
+  });
 
+  it('the DELETE is bounded: cut at its deadline when the server never answers, hung up on at once when the answer never ends; neither holds close() or reports an error', async () => {
     for (const answer of ['405', 'never', 'endless'] as const) {
-      let endlessClosed = false;
+      let deleteClosed = false;
       const s = await serve((req, body, res) => {
-        if (req.method === 'DELETE' && answer === 'endless') {
+        if (req.method === 'DELETE') {
+          res.once('close', () => (deleteClosed = true));
+          if (answer === '405') return void res.writeHead(405).end();
+          if (answer === 'never') return;
           // An answer that never ends: toolcat reads none of it and hangs up.
           res.writeHead(200, { 'content-type': 'text/plain' });
           const t = setInterval(() => res.write('x'.repeat(1024)), 1);
-          res.once('close', () => (clearInterval(t), (endlessClosed = true)));
+          res.once('close', () => clearInterval(t));
           return;
         }
-        if (req.method === 'DELETE') return void (answer === '405' ? res.writeHead(405).end() : undefined);
         const m = JSON.parse(body) as { id: number };
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-x' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
       });
       servers.push(s);
-      const t = open(s.url);
+      // 'never': a short deadline, which alone can end it; 'endless': a deadline far past the wait below, so only
+      // hanging up on the answer can.
+      const t = open(s.url, { terminateTimeoutMs: answer === 'endless' ? 600_000 : 100 });
       const got = collect(t);
       await t.start();
       await t.send(request(1));
-      await t.close(); // returns while the DELETE is on its way (it is bounded on its own)
-      await until(() => s.seen.some((x) => x.method === 'DELETE'), `the DELETE (${answer})`);
-      if (answer === 'endless') await until(() => endlessClosed, 'toolcat hanging up on the endless answer');
+      await t.close();
+      await until(() => deleteClosed, `the DELETE's connection ended (${answer})`);
+      await terminationsSettled();
       expect(got.errors, answer).to.deep.equal([]);
     }
   });

@@ -15,6 +15,8 @@ export interface HttpClientTransportOptions {
   readonly maxMessageBytes: number;
   /** Hears of each message cut off at the bound (a request answered over SSE would otherwise wait for its timeout). */
   readonly onOversize?: (err: MessageTooLargeError) => void;
+  /** How long the DELETE that ends the session upstream may take, whole (default 2 s; tests shorten it). */
+  readonly terminateTimeoutMs?: number;
   /** The GET stream's reconnection (as the SDK's defaults: 1 s, ×1.5, at most 30 s, 2 attempts). */
   readonly reconnect?: { readonly initialMs: number; readonly maxMs: number; readonly factor: number; readonly maxRetries: number };
 }
@@ -24,8 +26,15 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** An error status's body is read this far for its message (it is sanitised and cut to 1,000 characters later). */
 const ERROR_TEXT_BYTES = 8 * 1024;
-/** How long the DELETE that ends a session upstream may take before it is cut (it is never awaited). */
+/** How long the DELETE that ends a session upstream may take before it is cut (close() never awaits it). */
 const TERMINATE_TIMEOUT_MS = 2000;
+/** The DELETEs on their way, of every transport of the process: shutdown waits for them (each cut at its deadline). */
+const terminating = new Set<Promise<void>>();
+
+/** Resolves when every DELETE sent so far has been answered, failed or cut at its deadline (app shutdown). */
+export async function terminationsSettled(): Promise<void> {
+  while (terminating.size) await Promise.all([...terminating]);
+}
 
 /**
  * The MCP Streamable HTTP client transport (spec 2025-06-18 "Transports"; the SDK's `Transport` interface, so the
@@ -84,6 +93,14 @@ export class HttpClientTransport implements Transport {
     this.protocol = version;
   }
 
+  /**
+   * close() will not end the session upstream. For a source an admin changed or removed: its URL or secrets may have
+   * been changed because the host is no longer trusted, so the old credentials are not sent there once more.
+   */
+  forgetSession(): void {
+    this.session = undefined;
+  }
+
   async start(): Promise<void> {
     if (this.started) throw new Error('HttpClientTransport already started');
     this.started = true;
@@ -106,7 +123,7 @@ export class HttpClientTransport implements Transport {
    * session replaced, shutdown) stayed open upstream with whatever the server keeps for it (server-everything keeps
    * every response of a session for resumability). Best effort and not awaited: a 405 (the server does not let
    * clients end sessions), an error or no answer changes nothing here, and the request is cut after
-   * TERMINATE_TIMEOUT_MS, so close() never waits on an upstream.
+   * TERMINATE_TIMEOUT_MS, so close() never waits on an upstream; shutdown waits for it (terminationsSettled).
    */
   private terminate(session: string): void {
     const client = clientFor(this.url);
@@ -114,11 +131,23 @@ export class HttpClientTransport implements Transport {
     const headers: Record<string, string> = { 'mcp-session-id': session };
     if (this.protocol) headers['mcp-protocol-version'] = this.protocol;
     Object.assign(headers, this.headers);
-    const req = client.request(this.url, { method: 'DELETE', headers, agent: client.agent });
-    // A deadline for the whole exchange, not an idle timeout: a server that keeps trickling never holds it open.
-    const deadline = setTimeout(() => req.destroy(), TERMINATE_TIMEOUT_MS);
-    deadline.unref();
-    req.once('close', () => clearTimeout(deadline));
+    let req: http.ClientRequest;
+    try {
+      req = client.request(this.url, { method: 'DELETE', headers, agent: client.agent });
+    } catch {
+      return; // the POSTs went out with these headers, so this is not expected; close() goes on either way
+    }
+    const done = new Promise<void>((resolve) => {
+      // A deadline for the whole exchange, not an idle timeout: a server that keeps trickling never holds it open.
+      const deadline = setTimeout(() => req.destroy(), this.opts.terminateTimeoutMs ?? TERMINATE_TIMEOUT_MS);
+      deadline.unref();
+      req.once('close', () => {
+        clearTimeout(deadline);
+        resolve();
+      });
+    });
+    terminating.add(done);
+    void done.then(() => terminating.delete(done));
     req.once('error', () => undefined);
     // The status is all there is to learn (and nothing is done with it): the body is never read, however long.
     req.once('response', (res) => res.destroy());

@@ -30,7 +30,8 @@ export interface McpSession {
    * the next one is asked for, so at most two pages are held) and nothing is accumulated: the answer is then empty.
    */
   listAllTools(limits: SyncLimits, signal: AbortSignal, onPage?: (p: ListProgress) => void, eachPage?: (tools: unknown[]) => Promise<void>): Promise<unknown[]>;
-  close(): Promise<void>;
+  /** `endUpstream: false`: a Streamable HTTP session is not ended upstream (HttpClientTransport.forgetSession). */
+  close(opts?: { readonly endUpstream?: boolean }): Promise<void>;
   readonly closed: boolean;
 }
 
@@ -46,6 +47,8 @@ export interface McpConnection {
   explain(err: unknown): Error;
   /** stdio: the server's pid (its process group) while it runs; http: null. */
   readonly pid: number | null;
+  /** Closing will not end a Streamable HTTP session upstream (HttpClientTransport.forgetSession); stdio: nothing. */
+  forgetSession(): void;
 }
 
 export interface ConnectOptions {
@@ -111,6 +114,9 @@ export async function connect(
     get pid() {
       return transport instanceof BoundedStdioTransport ? transport.pid : null;
     },
+    forgetSession() {
+      if (transport instanceof HttpClientTransport) transport.forgetSession();
+    },
   };
 }
 
@@ -130,7 +136,7 @@ export async function openSession(
   },
 ): Promise<McpSession> {
   let closed = false;
-  const { client, explain } = await connect(spec, secrets, env, {
+  const { client, explain, forgetSession } = await connect(spec, secrets, env, {
     version: hooks.version,
     connectTimeoutMs: limits.connectTimeoutMs,
     maxMessageBytes: limits.maxMessageBytes,
@@ -182,8 +188,9 @@ export async function openSession(
         throw err;
       }
     },
-    async close() {
+    async close(opts) {
       closed = true;
+      if (opts?.endUpstream === false) forgetSession();
       await client.close().catch(() => undefined);
     },
   };
