@@ -329,6 +329,22 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
   const rows = new Map<Scenario, Measured[]>();
   const ratiosByRound: ThroughputReport['ratiosByRound'] = [];
   const unloaded = new Map<Scenario, Measured[]>();
+  /**
+   * server-everything keeps every response of a session in an in-memory event store (resumability): the scenarios
+   * that talk to it get a fresh session before each measurement after the first, so one phase's growth does not slow
+   * the next. (f) and (h) share the bench's own session, (n) has the plain proxy's, and toolcat's pool drops its own
+   * (ending it upstream with DELETE), so (i)'s next call opens a new one.
+   */
+  const freshSession = async (s: Scenario): Promise<void> => {
+    if (s === 'f' || s === 'h') {
+      await (await fetch(everything!.url, { method: 'DELETE', headers: mcp!.headers })).text(); // end the old session
+      mcp = await mcpSession(everything!.url);
+    } else if (s === 'n') {
+      await (await fetch(everything!.url, { method: 'DELETE', headers: proxied!.headers })).text();
+      proxied = await mcpSession(everything!.url);
+      await worker.call('plainProxy', { upstream: everything!.url, headers: proxied.headers, toolId: 'mcp.everything.echo', tool: 'echo' });
+    } else if (s === 'i') await worker.call('dropCallSession', { source: 'everything' });
+  };
   for (const s of order) {
     // A discarded pass of each scenario first: round 1 otherwise measured paths still cold (a check request each), and
     // its ratios stood apart from every later round's (i/h ~0.35 where later rounds gave 0.5-0.6; a/e 0.66 against 0.85-0.97).
@@ -340,22 +356,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
     const thisRound: Partial<Record<Scenario, Measured>> = {};
     for (const s of order) {
       if (round > 1 && s === 'b') continue; // unpaired: once is enough
-      // server-everything keeps every response of a session in an in-memory event store (resumability):
-      // a fresh session per round keeps one round's growth from slowing the next.
-      if ((s === 'f' || s === 'h') && round > 1) {
-        await (await fetch(everything!.url, { method: 'DELETE', headers: mcp!.headers })).text(); // end the old session
-        mcp = await mcpSession(everything!.url);
-      }
-      if (s === 'i' && round > 1) {
-        // Like (h) and (n): toolcat's upstream session starts fresh each round (the pool ends the old one with DELETE and
-        // opens a new one on the next call), so (i) is not measured against a session holding every earlier round's events.
-        await worker.call('dropCallSession', { source: 'everything' });
-      }
-      if (s === 'n' && round > 1) {
-        await (await fetch(everything!.url, { method: 'DELETE', headers: proxied!.headers })).text();
-        proxied = await mcpSession(everything!.url);
-        await worker.call('plainProxy', { upstream: everything!.url, headers: proxied.headers, toolId: 'mcp.everything.echo', tool: 'echo' });
-      }
+      if (round > 1) await freshSession(s);
       const { spec, pid } = specs[s]();
       log(`throughput round ${round}/${o.rounds}: (${s}) ${DESCRIPTIONS[s]}`);
       const m = pid === worker.pid ? await profiled(o, worker, `throughput-${s}-round${round}`, () => measure(spec, pid)) : await measure(spec, pid);
@@ -366,14 +367,7 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
     for (const s of UNLOADED.filter((x) => scenarios.includes(x))) {
       // A fresh upstream session for the one-connection phase as well: after the saturated runs the three sessions
       // held different numbers of stored events ((h), the fastest, the most).
-      if (s === 'h') {
-        await (await fetch(everything!.url, { method: 'DELETE', headers: mcp!.headers })).text();
-        mcp = await mcpSession(everything!.url);
-      } else if (s === 'n') {
-        await (await fetch(everything!.url, { method: 'DELETE', headers: proxied!.headers })).text();
-        proxied = await mcpSession(everything!.url);
-        await worker.call('plainProxy', { upstream: everything!.url, headers: proxied.headers, toolId: 'mcp.everything.echo', tool: 'echo' });
-      } else await worker.call('dropCallSession', { source: 'everything' });
+      await freshSession(s);
       // Issue 14's added latency below saturation: at --concurrency connections a closed loop's p50 is about
       // connections / throughput, so i − h there restates the throughput ratio. On one connection nothing queues:
       // the difference is what toolcat's work and its extra hop add to each call.
