@@ -3,6 +3,13 @@ import type { Logger } from '../shared/logger';
 import { auditedMutation } from './audit.middleware';
 import { translatingCatalogErrors } from './errors';
 
+const WRAPPED = Symbol('toolcat.wrappedResolver');
+
+/** Was this resolver made by wrapResolvers? (The schema tests check that every face's every field was.) */
+export function isWrappedResolver(resolve: unknown): boolean {
+  return typeof resolve === 'function' && (resolve as { [WRAPPED]?: true })[WRAPPED] === true;
+}
+
 /**
  * What every resolver of the executable schema does besides its own work: domain errors become GraphQL errors with
  * their code (errors.ts), and each admin mutation runs in an audit scope (audit.middleware.ts). Wrapped once, here,
@@ -11,13 +18,6 @@ import { translatingCatalogErrors } from './errors';
  * fields, with the request scope's async hooks on each). A wrapped synchronous resolver stays synchronous.
  * The HTTP schemas (agent-schema.ts) copy these very field configs, so every face gets the same wrapping.
  */
-const WRAPPED = Symbol('toolcat.wrappedResolver');
-
-/** Was this resolver made by wrapResolvers? (The schema tests check that every face's every field was.) */
-export function isWrappedResolver(resolve: unknown): boolean {
-  return typeof resolve === 'function' && (resolve as { [WRAPPED]?: true })[WRAPPED] === true;
-}
-
 export function wrapResolvers(schema: GraphQLSchema, log: Logger | undefined): GraphQLSchema {
   const mutation = schema.getMutationType();
   for (const type of Object.values(schema.getTypeMap())) {
