@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../catalog/principal';
 import { AuditEntity } from '../persistence/audit.entity';
+import { logPage } from '../persistence/log-page';
 import { requireRole, tenantScopeOf } from '../catalog/admin-scope';
 import { writeAudit } from './audit';
 
@@ -18,8 +19,7 @@ export class AuditQueryService {
     return this.ds.getRepository(AuditEntity).find({
       where,
       order: { at: 'DESC', seq: 'DESC' },
-      take: Math.min(Math.max(filter.first, 1), 500),
-      skip: Math.max(filter.offset, 0),
+      ...logPage(filter.first, filter.offset),
     });
   }
 

@@ -2,6 +2,7 @@ import { Arg, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from 'type-grap
 import { GraphQLJSON } from 'graphql-scalars';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
+import { FIRST_ARG_DESCRIPTION, OFFSET_ARG_DESCRIPTION } from './log-page.args';
 
 @ObjectType('AuditEntry', { description: 'One admin change: who, when, what, before and after, under which request.' })
 export class AuditEntryType {
@@ -26,8 +27,8 @@ export class AuditResolver {
   @Query(() => [AuditEntryType], { description: 'Newest first. host-admin: every row; tenant-admin: its tenant\'s rows.' })
   async auditLog(
     @Ctx() ctx: GraphQLContext,
-    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
-    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Arg('first', () => Int, { defaultValue: 50, description: FIRST_ARG_DESCRIPTION }) first: number,
+    @Arg('offset', () => Int, { defaultValue: 0, description: OFFSET_ARG_DESCRIPTION }) offset: number,
     @Arg('action', () => String, { nullable: true }) action?: string | null,
     @Arg('targetId', () => String, { nullable: true }) targetId?: string | null,
   ): Promise<AuditEntryType[]> {

@@ -11,6 +11,7 @@ import type { GraphQLContext } from './context';
 import { requirePrincipal } from './require-principal';
 import type { AppServices } from './services';
 import { AdminToolCallType, CallErrorType, ToolCallRecordType, ToolCallResultType, ToolCallStartType } from './call.types';
+import { FIRST_ARG_DESCRIPTION, OFFSET_ARG_DESCRIPTION } from './log-page.args';
 
 /**
  * Calls (issue 14). A call is decided by the catalog's own read (null = the catalog's 404); the faces translate:
@@ -72,8 +73,8 @@ export class CallResolver {
     @Ctx() ctx: GraphQLContext,
     @Arg('toolId', () => String, { nullable: true }) toolId?: string | null,
     @Arg('outcome', () => String, { nullable: true }) outcome?: string | null,
-    @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
-    @Arg('offset', () => Int, { defaultValue: 0 }) offset = 0,
+    @Arg('first', () => Int, { defaultValue: 50, description: FIRST_ARG_DESCRIPTION }) first = 50,
+    @Arg('offset', () => Int, { defaultValue: 0, description: OFFSET_ARG_DESCRIPTION }) offset = 0,
   ): Promise<AdminToolCallType[]> {
     const p = requireRole(ctx.principal, 'host-admin', 'tenant-admin');
     const rows = await this.s.calls.page({ tenantId: tenantScopeOf(p), toolId, outcome, first, offset });

@@ -10,6 +10,7 @@ import type { SecretValue } from '../sources/source-spec';
 import type { GraphQLContext } from './context';
 import type { AppServices } from './services';
 import { McpSourceType, RevealedUpstreamToolType, type SecretInput, SourceInputType, SyncProgressType, SyncResultType, ToolChangeType, UpstreamToolType } from './source.types';
+import { FIRST_ARG_DESCRIPTION, OFFSET_ARG_DESCRIPTION } from './log-page.args';
 
 /**
  * MCP sources for host admins: registration (secrets write-only), status, upstream claims, history, sync.
@@ -70,8 +71,8 @@ export class SourceResolver {
     @Ctx() ctx: GraphQLContext,
     @Arg('source', () => String, { nullable: true }) source?: string | null,
     @Arg('toolId', () => String, { nullable: true }) toolId?: string | null,
-    @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
-    @Arg('offset', () => Int, { defaultValue: 0 }) offset = 0,
+    @Arg('first', () => Int, { defaultValue: 50, description: FIRST_ARG_DESCRIPTION }) first = 50,
+    @Arg('offset', () => Int, { defaultValue: 0, description: OFFSET_ARG_DESCRIPTION }) offset = 0,
   ): Promise<ToolChangeType[]> {
     // Rows are written redacted (change()); read redacted too, for rows older than that and a detector that learnt more.
     return (await this.s.sources.changes(ctx.principal, { sourceName: source, toolId, first, offset })).map((c: ToolChangeEntity) =>

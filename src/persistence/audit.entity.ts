@@ -2,6 +2,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One admin change: who, when, what, before and after, under which request (issue 5). */
 @Entity({ name: 'audit_log' })
+// Pages newest first: a tenant admin's, and by action or target (migration BoundedLogPages1764610000000).
+@Index('idx_audit_tenant_at', ['tenantId', 'at', 'seq'])
+@Index('idx_audit_action_at', ['action', 'at', 'seq'])
+@Index('idx_audit_target_at', ['targetId', 'at', 'seq'])
 export class AuditEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
@@ -30,7 +34,6 @@ export class AuditEntity {
   actorTenantId!: string | null;
 
   /** The mutation (or CLI command) that made the change. */
-  @Index('idx_audit_action')
   @Column({ type: 'varchar', length: 64 })
   action!: string;
 
@@ -41,7 +44,6 @@ export class AuditEntity {
   targetId!: string;
 
   /** The tenant the change concerns (tenant admins read only these rows); null: host-wide. */
-  @Index('idx_audit_tenant')
   @Column({ name: 'tenant_id', type: 'varchar', length: 36, nullable: true })
   tenantId!: string | null;
 

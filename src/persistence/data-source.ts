@@ -18,6 +18,7 @@ import { ToolIdByteOrderIndex1764500000000 } from './migrations/1764500000000-to
 import { CeilingsGroupsRowHash1764510000000 } from './migrations/1764510000000-ceilings-groups-row-hash';
 import { StagedSnapshots1764520000000 } from './migrations/1764520000000-staged-snapshots';
 import { SyncProgressThrottle1764530000000 } from './migrations/1764530000000-sync-progress-throttle';
+import { BoundedLogPages1764610000000 } from './migrations/1764610000000-bounded-log-pages';
 import { ToolCalls1764560000000 } from './migrations/1764560000000-tool-calls';
 import { CompactProfiles1764575160000 } from './migrations/1764575160000-compact-profiles';
 import { ToolEmbeddings1764590000000 } from './migrations/1764590000000-tool-embeddings';
@@ -40,6 +41,7 @@ const ENTITIES = [
 const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddCompactView1764480000000, AddAuditLog1764490000000, ToolIdByteOrderIndex1764500000000,
   CeilingsGroupsRowHash1764510000000, StagedSnapshots1764520000000, SyncProgressThrottle1764530000000,
   ToolCalls1764560000000, CompactProfiles1764575160000, ToolEmbeddings1764590000000, ConfigApplication1764600000000,
+  BoundedLogPages1764610000000,
 ];
 
 /**

@@ -8,6 +8,11 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'tool_call' })
 @Index('idx_tool_call_idempotency', ['scope', 'idempotencyKey'], { unique: true, where: 'idempotency_key IS NOT NULL' })
+// Admin pages, newest first, per filter, and the abandoned-call sweep (migration BoundedLogPages1764610000000).
+@Index('idx_tool_call_tenant_started', ['tenantId', 'startedAt', 'callId'])
+@Index('idx_tool_call_tool_started', ['toolId', 'startedAt', 'callId'])
+@Index('idx_tool_call_outcome_started', ['outcome', 'startedAt', 'callId'], { where: 'outcome IS NOT NULL' })
+@Index('idx_tool_call_running', ['startedAt'], { where: "status = 'running'" })
 export class ToolCallEntity {
   @PrimaryColumn({ name: 'call_id', type: 'varchar', length: 36 })
   callId!: string;
@@ -16,7 +21,6 @@ export class ToolCallEntity {
   @Column({ type: 'varchar', length: 64 })
   scope!: string;
 
-  @Index('idx_tool_call_tenant')
   @Column({ name: 'tenant_id', type: 'varchar', length: 36 })
   tenantId!: string;
 
@@ -26,7 +30,6 @@ export class ToolCallEntity {
   @Column({ name: 'principal_kind', type: 'varchar', length: 16 })
   principalKind!: string;
 
-  @Index('idx_tool_call_tool')
   @Column({ name: 'tool_id', type: 'varchar', length: 200 })
   toolId!: string;
 

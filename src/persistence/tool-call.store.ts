@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { LessThan } from 'typeorm';
 import type { Pool } from 'pg';
 import { constraintViolationOf } from './constraint-errors';
+import { logPage } from './log-page';
 import { type SqliteConnection, outsideTransactions } from './sqlite-immediate';
 import { ToolCallEntity } from './tool-call.entity';
 import { errorForViolation } from './write-transaction';
@@ -136,12 +136,20 @@ export class ToolCallStore {
     if (filter.tenantId) where.tenantId = filter.tenantId;
     if (filter.toolId) where.toolId = filter.toolId;
     if (filter.outcome) where.outcome = filter.outcome;
-    return this.ds.getRepository(ToolCallEntity).find({ where, order: { startedAt: 'DESC', callId: 'DESC' }, take: Math.min(Math.max(filter.first, 1), 500), skip: Math.max(filter.offset, 0) });
+    return this.ds.getRepository(ToolCallEntity).find({ where, order: { startedAt: 'DESC', callId: 'DESC' }, ...logPage(filter.first, filter.offset) });
   }
 
   /** Calls still marked running that started before `before` (a replica died mid-call): closed as `failed` with `answer`. */
   async closeAbandoned(before: string, finishedAt: string, answer: string): Promise<number> {
-    const r = await this.ds.getRepository(ToolCallEntity).update({ status: 'running', startedAt: LessThan(before) }, { status: 'completed', outcome: 'failed', finishedAt, answer });
+    // `status = 'running'` spelled in the statement, not bound: only then may the planner use the partial index of
+    // running calls (a bound value is unknown when the statement is prepared), so the sweep never reads finished ones.
+    const r = await this.ds
+      .createQueryBuilder()
+      .update(ToolCallEntity)
+      .set({ status: 'completed', outcome: 'failed', finishedAt, answer })
+      .where("status = 'running'")
+      .andWhere('started_at < :before', { before })
+      .execute();
     return r.affected ?? 0;
   }
 }

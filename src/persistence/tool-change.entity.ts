@@ -2,6 +2,10 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** Change history of upstream tools: what a server added, changed, removed or sent broken, and approvals. */
 @Entity({ name: 'tool_change' })
+// Pages newest first: of one source, of one tool, of all (migration BoundedLogPages1764610000000).
+@Index('idx_tool_change_source_at', ['sourceName', 'at', 'seq'])
+@Index('idx_tool_change_tool_at', ['toolId', 'at', 'seq'])
+@Index('idx_tool_change_at', ['at', 'seq'])
 export class ToolChangeEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
@@ -11,7 +15,6 @@ export class ToolChangeEntity {
   @Column({ type: 'integer' })
   seq!: number;
 
-  @Index('idx_tool_change_source')
   @Column({ name: 'source_name', type: 'varchar', length: 32 })
   sourceName!: string;
 

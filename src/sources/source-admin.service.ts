@@ -17,6 +17,7 @@ import { type McpSourceSecrets, type McpSourceSpec, publicUrl, validateSource } 
 import { keyOf } from './snapshot';
 import { change } from './snapshot-change';
 import { lockSourceProjection, projectSource, reviewStateOf, sourceOfToolId } from './source-projection';
+import { logPage } from '../persistence/log-page';
 
 export interface SourceInput {
   readonly spec: McpSourceSpec;
@@ -137,7 +138,7 @@ export class SourceAdminService {
     const where: Record<string, string> = {};
     if (filter.sourceName) where.sourceName = filter.sourceName;
     if (filter.toolId) where.toolId = filter.toolId;
-    return this.ds.getRepository(ToolChangeEntity).find({ where, order: { at: 'DESC', seq: 'DESC' }, take: Math.min(Math.max(filter.first, 1), 500), skip: Math.max(filter.offset, 0) });
+    return this.ds.getRepository(ToolChangeEntity).find({ where, order: { at: 'DESC', seq: 'DESC' }, ...logPage(filter.first, filter.offset) });
   }
 
   /** Approves the current definition of a drifted tool: its earlier classification applies to it again. */

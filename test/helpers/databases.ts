@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../../src/config/config';
+import { createDataSource } from '../../src/persistence/data-source';
+import { useImmediateTransactions } from '../../src/persistence/sqlite-immediate';
 
 /**
  * One suite, several backends (the Vendure/TypeORM pattern). SQLite always runs (a real file in a temp
@@ -70,4 +73,23 @@ export function forEachDatabase(title: string, define: (db: TestDatabase) => voi
       it('PostgreSQL suite not run: set TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres); .ci/run sets it');
     });
   }
+}
+
+/**
+ * A migrated data source on a fresh database of `database` (SQLite with this process's BEGIN IMMEDIATE transactions,
+ * as the app opens it), and how to close and drop it: the setup of the suites that talk to the store directly.
+ */
+export async function openMigrated(database: TestDatabase): Promise<{ ds: DataSource; close(): Promise<void> }> {
+  const created = await database.create();
+  const ds = createDataSource(created.db);
+  await ds.initialize();
+  useImmediateTransactions(ds);
+  await ds.runMigrations({ transaction: 'all' });
+  return {
+    ds,
+    close: async () => {
+      await ds.destroy();
+      await created.drop();
+    },
+  };
 }

@@ -635,5 +635,20 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       const agent = await host.gql('{ toolCalls(first: 5) { callId } }', {}, ta.key);
       expect(agent.errors?.[0]?.extensions?.code).to.be.oneOf(['FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED']);
     });
+
+    it('pages newest first by offset, and refuses an offset past the bound with BAD_USER_INPUT (every skipped row is read)', async () => {
+      const made: string[] = [];
+      for (const text of ['first', 'second', 'third']) {
+        made.push((JSON.parse((await call('ext.echo', ta.key, { arguments: { text } })).text) as { callId: string }).callId);
+        await new Promise((r) => setTimeout(r, 3)); // start times a few ms apart: the log's order is by start time
+      }
+      const page = async (offset: number) =>
+        (await host.gqlOk<{ toolCalls: Array<{ callId: string }> }>('query($o: Int!) { toolCalls(toolId: "ext.echo", first: 2, offset: $o) { callId } }', { o: offset })).toolCalls.map((c) => c.callId);
+      expect(await page(0)).to.deep.equal([made[2], made[1]]);
+      expect((await page(1))[0]).to.equal(made[1]);
+      const deep = await host.gql('{ toolCalls(offset: 10001) { callId } }');
+      expect(deep.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
+      expect(deep.errors?.[0]?.message).to.match(/offset may be at most 10000/);
+    });
   });
 });

@@ -9,30 +9,20 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DataSource } from 'typeorm';
 import { CatalogError } from '../../src/catalog/catalog.errors';
-import { createDataSource } from '../../src/persistence/data-source';
-import { useImmediateTransactions } from '../../src/persistence/sqlite-immediate';
 import { ToolCallStore } from '../../src/persistence/tool-call.store';
-import { forEachDatabase } from '../helpers/databases';
+import { forEachDatabase, openMigrated } from '../helpers/databases';
 
 forEachDatabase('the call log store (issue 14)', (database) => {
   let ds: DataSource;
   let store: ToolCallStore;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
 
   before(async function () {
     this.timeout(60_000);
-    const created = await database.create();
-    drop = created.drop;
-    ds = createDataSource(created.db);
-    await ds.initialize();
-    useImmediateTransactions(ds);
-    await ds.runMigrations({ transaction: 'all' });
+    ({ ds, close } = await openMigrated(database));
     store = new ToolCallStore(ds);
   });
-  after(async () => {
-    await ds?.destroy();
-    await drop?.();
-  });
+  after(() => close?.());
 
   const row = (over: Record<string, unknown> = {}) => ({
     callId: randomUUID(), scope: 's'.repeat(64), tenantId: randomUUID(), principalId: 'p1', principalKind: 'agent', toolId: 'mcp.src.echo',
