@@ -25,7 +25,7 @@ import { ConfigApplyService as ConfigApply, OtherConfigAppliedError, planLines }
 import { createIdentity } from './auth/authenticator';
 import { AuditQueryService } from './audit/audit-query.service';
 import type { AppServices } from './graphql/services';
-import { createDataSource } from './persistence/data-source';
+import { applyMigrations, createDataSource } from './persistence/data-source';
 import { ToolRepository } from './persistence/tool.repository';
 import { CatalogReadService } from './services/catalog-read.service';
 import { SearchIndexSync } from './services/search-index-sync.service';
@@ -98,7 +98,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
   try {
     if (await dataSource.showMigrations()) {
       if (!config.migrateOnStart) throw new PendingMigrationsError();
-      await dataSource.runMigrations({ transaction: 'all' });
+      await applyMigrations(dataSource, config.db);
     }
     const generation = new CatalogGeneration();
     dataSource.subscribers.push(generation);

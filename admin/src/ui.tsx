@@ -38,6 +38,12 @@ export function Loading({ on }: { on: boolean }): ReactNode {
   return on ? <p aria-live="polite" className="muted">Loading…</p> : null;
 }
 
+/**
+ * The deepest offset the server pages to (src/persistence/log-page.ts MAX_LOG_OFFSET; test/pins/admin-pager.pin.test.ts
+ * fails when the two differ): past it the server answers BAD_USER_INPUT, so "Next page" stops there.
+ */
+const MAX_LOG_OFFSET = 10_000;
+
 /** Previous / next over offset paging; `count` is how many rows the current page has. */
 export function Pager(props: { offset: number; size: number; count: number; loading: boolean; onOffset: (o: number) => void; label: string }): ReactNode {
   const { offset, size, count, loading, onOffset, label } = props;
@@ -48,7 +54,7 @@ export function Pager(props: { offset: number; size: number; count: number; load
       </button>
       {/* The range is said only for rows that have arrived, never for the page being read. */}
       <span aria-live="polite">{loading ? 'Reading rows…' : `Rows ${count === 0 ? 0 : offset + 1}–${offset + count}`}</span>
-      <button type="button" disabled={loading || count < size} onClick={() => onOffset(offset + size)}>
+      <button type="button" disabled={loading || count < size || offset + size > MAX_LOG_OFFSET} onClick={() => onOffset(offset + size)}>
         Next page
       </button>
     </nav>

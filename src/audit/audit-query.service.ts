@@ -3,7 +3,7 @@ import type { Principal } from '../catalog/principal';
 import { AuditEntity } from '../persistence/audit.entity';
 import { logPage } from '../persistence/log-page';
 import { requireRole, tenantScopeOf } from '../catalog/admin-scope';
-import { writeAudit } from './audit';
+import { auditTargetId, writeAudit } from './audit';
 
 /** Reading the audit log: host admins see every row, tenant admins the rows of their tenant (scoped in the query). */
 export class AuditQueryService {
@@ -15,7 +15,7 @@ export class AuditQueryService {
     const where: Record<string, string> = {};
     if (scope) where.tenantId = scope;
     if (filter.action) where.action = filter.action;
-    if (filter.targetId) where.targetId = filter.targetId;
+    if (filter.targetId) where.targetId = auditTargetId(filter.targetId);
     return this.ds.getRepository(AuditEntity).find({
       where,
       order: { at: 'DESC', seq: 'DESC' },

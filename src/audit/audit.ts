@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { AuditEntity } from '../persistence/audit.entity';
 import { nowIso } from '../shared/clock';
+import { sha256Hex } from '../shared/sha256';
 import { containsCredential } from '../catalog/credentials';
 import { REDACTED, redactJson, redactText } from '../catalog/credential-redaction';
 import { SYSTEM_ACTOR, currentAuditScope } from './audit-context';
@@ -17,6 +18,21 @@ export interface AuditChange {
 }
 
 let seq = 0;
+
+/** Characters of a target id kept as given; a longer one is cut and suffixed with a hash of the whole. */
+const TARGET_ID_KEPT = 512;
+
+/**
+ * The target id as stored and as filtered on (one rule for both): an id is indexed with the time (auditLog's
+ * `targetId` filter reads that index newest first), and a PostgreSQL index row holds at most ~2.7 KB, so an id typed
+ * at any length (a mutation audits before it validates its argument) must not make the audited write fail. Ids
+ * toolcat makes are far shorter and kept as they are.
+ */
+export function auditTargetId(id: string): string {
+  const redacted = redactText(id);
+  if (redacted.length <= TARGET_ID_KEPT) return redacted;
+  return `${redacted.slice(0, TARGET_ID_KEPT - 64).replace(/[\uD800-\uDBFF]$/, '')}…sha256:${sha256Hex(redacted).slice(0, 32)}`;
+}
 
 /**
  * Writes one audit row with the caller's transaction manager: the row commits or rolls back with the change
@@ -41,7 +57,7 @@ export async function writeAudit(m: EntityManager, change: AuditChange, fallback
     actorTenantId: actor.tenantId,
     action: scope?.action ?? fallbackAction,
     targetType: change.targetType,
-    targetId: redactText(change.targetId),
+    targetId: auditTargetId(change.targetId),
     tenantId: change.tenantId,
     before: change.before === undefined ? null : JSON.stringify(redactJson(change.before).value),
     after: change.after === undefined ? null : JSON.stringify(redactJson(change.after).value),

@@ -4,7 +4,7 @@ import { compact as compactSchema } from '../catalog/compact';
 import { createApp } from '../app';
 import { type Config, loadConfig } from '../config/config';
 import { CatalogError } from '../catalog/catalog.errors';
-import { createDataSource } from '../persistence/data-source';
+import { applyMigrations, createDataSource } from '../persistence/data-source';
 import { DEMO_EXTENSIONS_FILE, demoBanner, seedDemo } from './demo';
 import { startDemoImplementations } from './demo-implementations';
 import { EXIT } from './exit-codes';
@@ -65,9 +65,9 @@ export async function migrate(o: { json?: boolean }): Promise<void> {
   const ds = createDataSource(config.db);
   await ds.initialize();
   try {
-    const applied = await ds.runMigrations({ transaction: 'all' });
-    if (o.json) process.stdout.write(`${JSON.stringify({ applied: applied.map((m) => m.name) })}\n`);
-    process.stderr.write(applied.length ? `applied: ${applied.map((m) => m.name).join(', ')}\n` : 'no pending migrations\n');
+    const applied = await applyMigrations(ds, config.db);
+    if (o.json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
+    process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'no pending migrations\n');
   } finally {
     await ds.destroy();
   }

@@ -2,8 +2,9 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One admin change: who, when, what, before and after, under which request (issue 5). */
 @Entity({ name: 'audit_log' })
-// Pages newest first: a tenant admin's, and by action or target (migration BoundedLogPages1764610000000).
+// Pages newest first: a tenant admin's, by action, by target (migration BoundedLogPages1764610000000).
 @Index('idx_audit_tenant_at', ['tenantId', 'at', 'seq'])
+@Index('idx_audit_tenant_action_at', ['tenantId', 'action', 'at', 'seq'])
 @Index('idx_audit_action_at', ['action', 'at', 'seq'])
 @Index('idx_audit_target_at', ['targetId', 'at', 'seq'])
 export class AuditEntity {

@@ -44,11 +44,30 @@ const MIGRATIONS = [CreateCatalog1764460000000, AddMcpSources1764470000000, AddC
   BoundedLogPages1764610000000,
 ];
 
+/** How long a request's statement may run on PostgreSQL before the client gives up on it (answering 503). */
+export const QUERY_TIMEOUT_MS = 15_000;
+
+/**
+ * Applies the pending migrations: on PostgreSQL over a connection of its own without QUERY_TIMEOUT_MS (see
+ * createDataSource's `migrating`), on SQLite over `ds` (no statement bound there). Index builds in a migration
+ * block writes to their table on PostgreSQL until they finish (docs/operators.md).
+ */
+export async function applyMigrations(ds: DataSource, db: DatabaseConfig): Promise<string[]> {
+  if (db.type !== 'postgres') return (await ds.runMigrations({ transaction: 'all' })).map((m) => m.name);
+  const own = createDataSource(db, { migrating: true });
+  await own.initialize();
+  try {
+    return (await own.runMigrations({ transaction: 'all' })).map((m) => m.name);
+  } finally {
+    await own.destroy();
+  }
+}
+
 /**
  * SQLite file by default, PostgreSQL when a URL is given. Schema changes only through migrations
  * (never `synchronize`), so what tests run is what production runs.
  */
-export function createDataSource(db: DatabaseConfig): DataSource {
+export function createDataSource(db: DatabaseConfig, opts: { migrating?: boolean } = {}): DataSource {
   if (db.type === 'postgres') {
     return new DataSource({
       type: 'postgres',
@@ -59,7 +78,9 @@ export function createDataSource(db: DatabaseConfig): DataSource {
       // Fail fast when the database is away (503 instead of a hung request); recover as soon as it answers.
       // JIT off: the scoped visibility query crosses the JIT cost threshold at scale and spends most of its
       // time compiling (measured by the bench: 240 of 327 ms at 100k tools).
-      extra: { max: db.poolSize, connectionTimeoutMillis: 2000, query_timeout: 15_000, options: '-c jit=off' },
+      // `migrating`: no bound on a statement. A migration may build an index over a long call log for longer than any
+      // request may wait, and cut at 15 s it would roll back and the service would never start (applyMigrations).
+      extra: { max: opts.migrating ? 1 : db.poolSize, connectionTimeoutMillis: 2000, ...(opts.migrating ? {} : { query_timeout: QUERY_TIMEOUT_MS }), options: '-c jit=off' },
     });
   }
   if (db.path !== ':memory:') mkdirSync(dirname(db.path), { recursive: true });

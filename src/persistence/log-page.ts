@@ -15,7 +15,9 @@ export const MAX_LOG_OFFSET = 10_000;
  */
 export function logPage(first: number, offset: number): { take: number; skip: number } {
   if (offset > MAX_LOG_OFFSET) {
-    throw new CatalogError(CatalogErrorCode.InvalidArgument, `offset may be at most ${MAX_LOG_OFFSET}; narrow the filter to reach older rows.`);
+    throw new CatalogError(CatalogErrorCode.InvalidArgument, `offset may be at most ${MAX_LOG_OFFSET}; narrow the filter to reach older rows.`, {
+      details: { reason: 'offset_out_of_range', maxOffset: MAX_LOG_OFFSET },
+    });
   }
   return { take: Math.min(Math.max(first, 1), MAX_LOG_PAGE), skip: Math.max(offset, 0) };
 }

@@ -10,6 +10,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('idx_tool_call_idempotency', ['scope', 'idempotencyKey'], { unique: true, where: 'idempotency_key IS NOT NULL' })
 // Admin pages, newest first, per filter, and the abandoned-call sweep (migration BoundedLogPages1764610000000).
 @Index('idx_tool_call_tenant_started', ['tenantId', 'startedAt', 'callId'])
+@Index('idx_tool_call_tenant_tool_started', ['tenantId', 'toolId', 'startedAt', 'callId'])
+@Index('idx_tool_call_tenant_outcome_started', ['tenantId', 'outcome', 'startedAt', 'callId'], { where: 'outcome IS NOT NULL' })
 @Index('idx_tool_call_tool_started', ['toolId', 'startedAt', 'callId'])
 @Index('idx_tool_call_outcome_started', ['outcome', 'startedAt', 'callId'], { where: 'outcome IS NOT NULL' })
 @Index('idx_tool_call_running', ['startedAt'], { where: "status = 'running'" })

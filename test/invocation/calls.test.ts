@@ -649,6 +649,7 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       const deep = await host.gql('{ toolCalls(offset: 10001) { callId } }');
       expect(deep.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
       expect(deep.errors?.[0]?.message).to.match(/offset may be at most 10000/);
+      expect((deep.errors?.[0]?.extensions as { details?: unknown } | undefined)?.details).to.deep.equal({ reason: 'offset_out_of_range', maxOffset: 10000 });
     });
   });
 });
