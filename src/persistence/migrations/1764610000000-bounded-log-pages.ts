@@ -1,12 +1,13 @@
 import { type MigrationInterface, type QueryRunner, TableIndex } from 'typeorm';
 
 /**
- * The admin logs are paged newest first, filtered by tenant, tool, outcome, action, target or source. Their single-column indexes found the
- * matching rows but not their order, so every page read and sorted all of them (at 300,000 calls a tenant admin's
- * page took 187 ms on SQLite, on the serving thread), and the abandoned-call sweep read every call older than its
- * cutoff (97 ms every 5 minutes). Each filter's index now carries the order (key, time, tie-break), and the sweep reads
- * a partial index of the running calls only (test/persistence/log-page-plans.test.ts). Written out here, not derived
- * from the entities: a migration must not change when the code does.
+ * The admin logs are paged newest first, filtered by tenant, tool, outcome, action, target or source. Their
+ * single-column indexes found the matching rows but not their order, so every page read and sorted all of them (at
+ * 300,000 calls a tenant admin's page took 187-195 ms on SQLite, on the serving thread), and the abandoned-call sweep
+ * read every call older than its cutoff (97-108 ms every 5 minutes). Each filter's index now carries the order (keys,
+ * time, tie-break), and the sweep reads a partial index of the running calls only (test/persistence/
+ * log-page-plans.test.ts). Written out here, not derived from the entities: a migration must not change when the code
+ * does.
  */
 export class BoundedLogPages1764610000000 implements MigrationInterface {
   name = 'BoundedLogPages1764610000000';
