@@ -79,7 +79,7 @@ export function forEachDatabase(title: string, define: (db: TestDatabase) => voi
  * A migrated data source on a fresh database of `database` (SQLite with this process's BEGIN IMMEDIATE transactions,
  * as the app opens it), and how to close and drop it: the setup of the suites that talk to the store directly.
  */
-export async function openMigrated(database: TestDatabase): Promise<{ ds: DataSource; close(): Promise<void> }> {
+export async function openMigrated(database: TestDatabase): Promise<{ ds: DataSource; db: DatabaseConfig; close(): Promise<void> }> {
   const created = await database.create();
   const ds = createDataSource(created.db);
   await ds.initialize();
@@ -87,8 +87,9 @@ export async function openMigrated(database: TestDatabase): Promise<{ ds: DataSo
   await ds.runMigrations({ transaction: 'all' });
   return {
     ds,
+    db: created.db,
     close: async () => {
-      await ds.destroy();
+      if (ds.isInitialized) await ds.destroy();
       await created.drop();
     },
   };

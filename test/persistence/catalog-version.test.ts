@@ -6,19 +6,14 @@
 import { expect } from 'chai';
 import { createDataSource } from '../../src/persistence/data-source';
 import { bumpCatalogVersion, readCatalogVersion } from '../../src/persistence/catalog-version';
-import { useImmediateTransactions } from '../../src/persistence/sqlite-immediate';
-import { forEachDatabase } from '../helpers/databases';
+import { forEachDatabase, openMigrated } from '../helpers/databases';
 
 forEachDatabase('the stored catalog version', (database) => {
   it("reads another process's committed bump on the next read, each time", async function () {
     this.timeout(30_000);
-    const created = await database.create();
-    const reader = createDataSource(created.db);
-    const writer = createDataSource(created.db);
+    const { ds: reader, db, close } = await openMigrated(database);
+    const writer = createDataSource(db);
     try {
-      await reader.initialize();
-      useImmediateTransactions(reader);
-      await reader.runMigrations({ transaction: 'all' });
       await writer.initialize();
       const first = await readCatalogVersion(reader.manager);
       for (let i = 1; i <= 3; i++) {
@@ -26,20 +21,15 @@ forEachDatabase('the stored catalog version', (database) => {
         expect(await readCatalogVersion(reader.manager), `after bump ${i}`).to.equal(first + i);
       }
     } finally {
-      await writer.destroy();
-      await reader.destroy();
-      await created.drop();
+      if (writer.isInitialized) await writer.destroy();
+      await close();
     }
   });
 
   it("inside a transaction, reads that transaction's own view", async function () {
     this.timeout(30_000);
-    const created = await database.create();
-    const ds = createDataSource(created.db);
+    const { ds, close } = await openMigrated(database);
     try {
-      await ds.initialize();
-      useImmediateTransactions(ds);
-      await ds.runMigrations({ transaction: 'all' });
       const before = await readCatalogVersion(ds.manager);
       await ds.transaction(async (m) => {
         await bumpCatalogVersion(m);
@@ -47,26 +37,21 @@ forEachDatabase('the stored catalog version', (database) => {
       });
       expect(await readCatalogVersion(ds.manager)).to.equal(before + 1);
     } finally {
-      await ds.destroy();
-      await created.drop();
+      await close();
     }
   });
 
   it('reads again after the data source reconnected (a new connection, a new statement)', async function () {
     this.timeout(30_000);
-    const created = await database.create();
-    const ds = createDataSource(created.db);
+    const { ds, close } = await openMigrated(database);
     try {
-      await ds.initialize();
-      await ds.runMigrations({ transaction: 'all' });
       const before = await readCatalogVersion(ds.manager);
       await ds.destroy();
       await ds.initialize();
       await ds.transaction((m) => bumpCatalogVersion(m));
       expect(await readCatalogVersion(ds.manager)).to.equal(before + 1);
     } finally {
-      if (ds.isInitialized) await ds.destroy();
-      await created.drop();
+      await close();
     }
   });
 });
