@@ -60,6 +60,8 @@ export interface App {
   readonly services: AppServices;
   readonly cache: CatalogCache;
   readonly generation: CatalogGeneration;
+  /** PostgreSQL's LISTEN on the catalog channel (null on SQLite): what it heard, for tests and diagnostics. */
+  readonly catalogListener: CatalogListener | null;
   /** The tool-search index and its maintenance (issue 18): stats and first-load figures for the bench. */
   readonly searchIndex: SearchIndexSync;
   readonly log: Logger;
@@ -108,7 +110,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     // Issue 12: listings are examined in a bounded worker pool and published by staged snapshots; a swap committed
     // outside TypeORM (the SQLite writer thread) advances the in-process generation through this callback.
     snapshots = new SourceSnapshotService(dataSource, log, undefined, {
-      pool: new IngestPool(opts.ingest), store: createSnapshotStore(dataSource, writeGate), onCatalogChanged: () => generation.advance(),
+      pool: new IngestPool(opts.ingest), store: createSnapshotStore(dataSource, writeGate), onCatalogChanged: (version) => (version === undefined ? generation.advance() : generation.seen(version)),
     });
     if (config.db.type === 'postgres') await snapshots.store.discardOlderThan(new Date(Date.now() - STAGING_MAX_AGE_MS).toISOString());
     await refreshDerivedRows(dataSource, log, snapshots);
@@ -192,7 +194,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     const health = new DbHealth(dataSource, log);
     await health.check();
     health.start(config.healthProbeMs);
-    const listener = config.db.type === 'postgres' ? new CatalogListener(config.db.url, () => generation.advance(), log) : null;
+    const listener = config.db.type === 'postgres' ? new CatalogListener(config.db.url, (version) => (version === null ? void generation.poll(dataSource).catch(() => undefined) : generation.seen(version)), log) : null;
     await listener?.start();
 
     const schema = buildCatalogSchema(services, log);
@@ -239,6 +241,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
       apollo,
       cache,
       generation,
+      catalogListener: listener,
       searchIndex,
       dataSource,
       services,

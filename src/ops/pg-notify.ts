@@ -1,28 +1,33 @@
 import { Client } from 'pg';
+import { CATALOG_CHANNEL, versionOfPayload } from '../persistence/catalog-version-sql';
 import type { Logger } from '../shared/logger';
-
-const CATALOG_CHANNEL = 'toolcat_catalog';
 
 /**
  * PostgreSQL LISTEN on the catalog channel (issue 7): every replica hears a committed catalog change at once
- * and drops its cached answers. A dropped connection is re-established with backoff; the periodic version
- * poll covers anything missed meanwhile.
+ * and drops its cached answers. A notification carries the version its writer committed (null when it carries none),
+ * so a replica hearing the echo of its own write, already taken at its commit, drops nothing again. `onNotify(null)`
+ * also follows each (re)connect: changes made while nobody listened. A dropped connection is re-established with
+ * backoff; the periodic version poll covers anything missed meanwhile.
  */
 export class CatalogListener {
   private client: Client | null = null;
   private stopped = false;
   private retryMs = 250;
+  private notifications = 0;
 
   constructor(
     private readonly url: string,
-    private readonly onNotify: () => void,
+    private readonly onNotify: (version: number | null) => void,
     private readonly log: Logger,
   ) {}
 
   async start(): Promise<void> {
     if (this.stopped) return;
     const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
-    client.on('notification', () => this.onNotify());
+    client.on('notification', (n) => {
+      this.onNotify(versionOfPayload(n.payload));
+      this.notifications++;
+    });
     client.on('error', () => undefined);
     client.on('end', () => {
       if (this.client === client) this.client = null;
@@ -33,10 +38,15 @@ export class CatalogListener {
       await client.query(`LISTEN ${CATALOG_CHANNEL}`);
       this.client = client;
       this.retryMs = 250;
-      this.onNotify(); // changes made while we were not listening
+      this.onNotify(null); // changes made while we were not listening
     } catch {
       await client.end().catch(() => undefined);
     }
+  }
+
+  /** Notifications heard so far, each counted once its handler has run (a version's synchronously). */
+  get heard(): number {
+    return this.notifications;
   }
 
   async stop(): Promise<void> {

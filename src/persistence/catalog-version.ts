@@ -1,14 +1,20 @@
 import type { EntityManager } from 'typeorm';
+import { BUMP_VERSION, CATALOG_CHANNEL, notifyPayload } from './catalog-version-sql';
 
 /**
- * Bumps the catalog version inside the caller's transaction (see CatalogStateEntity) and marks the query
- * runner, so the in-process cache generation advances right after the commit (cache/catalog-generation.ts).
+ * Bumps the catalog version inside the caller's transaction (see CatalogStateEntity) and notes the version written on
+ * the query runner, so the in-process cache generation takes it right after the commit (cache/catalog-generation.ts)
+ * and neither the next version poll nor the NOTIFY echo of this very write is taken for another change.
  */
 export async function bumpCatalogVersion(m: EntityManager): Promise<void> {
-  await m.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
+  // A structured result: its `records` are the RETURNING rows on both backends, where a plain query's UPDATE result is
+  // [rows, count] on PostgreSQL and the rows on SQLite. Outside a transaction (no runner), the plain result.
+  const rows = m.queryRunner ? ((await m.queryRunner.query(BUMP_VERSION, [], true)) as { records: unknown[] }).records : ((r: unknown[]) => (Array.isArray(r[0]) ? r[0] : r))(await m.query(BUMP_VERSION));
+  const row = rows[0] as { version?: number | string } | undefined;
+  const version = row?.version === undefined ? undefined : Number(row.version);
   // PostgreSQL delivers the notification to every listening replica when (and only if) this transaction commits.
-  if (m.connection.options.type === 'postgres') await m.query("SELECT pg_notify('toolcat_catalog', '')");
-  if (m.queryRunner) (m.queryRunner.data as { catalogChanged?: boolean }).catalogChanged = true;
+  if (m.connection.options.type === 'postgres') await m.query('SELECT pg_notify($1, $2)', [CATALOG_CHANNEL, notifyPayload(version)]);
+  if (m.queryRunner) Object.assign(m.queryRunner.data as object, { catalogChanged: true, catalogVersion: version });
 }
 
 const READ_VERSION = 'SELECT version FROM catalog_state WHERE id = 1';

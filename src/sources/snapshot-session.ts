@@ -22,6 +22,8 @@ export interface SnapshotOutcome {
 export interface Committed {
   readonly outcome: SnapshotOutcome;
   readonly servedChanged: boolean;
+  /** The catalog version the swap committed, when it bumped it. */
+  readonly version?: number;
 }
 
 export interface SessionDeps {
@@ -301,7 +303,7 @@ export class SnapshotSession {
         servedChanged, stagedUpstream: this.stagedUpstream, stagedTools: this.stagedTools,
       });
       if (r.outcome === 'stale') return 'stale';
-      return { outcome: outcome(r.served), servedChanged };
+      return { outcome: outcome(r.served), servedChanged, ...(r.version !== undefined ? { version: r.version } : {}) };
     } finally {
       await this.discard();
     }

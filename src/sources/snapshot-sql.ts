@@ -17,6 +17,8 @@
  * the swap (the same row lock on PostgreSQL, the write lock on SQLite) and projects from what the swap published
  * (issue 12 defect 3).
  */
+import { BUMP_VERSION, CATALOG_CHANNEL, notifyPayload } from '../persistence/catalog-version-sql';
+
 export type Dialect = 'postgres' | 'sqlite';
 
 /** What an executor must offer: parameters as `?` (turned into `$n` for PostgreSQL by the runner). */
@@ -124,6 +126,8 @@ export interface SwapPlan {
 export interface SwapResult {
   readonly outcome: 'ok' | 'stale';
   readonly served: number;
+  /** The catalog version the swap committed, when it bumped it. */
+  readonly version?: number;
 }
 
 const CHUNK = 400;
@@ -332,8 +336,8 @@ export class SnapshotSql {
       await insertRows(q, 'tool_change', CHANGE_COLUMNS, p.changes.map((c) => CHANGE_COLUMNS.map((k) => c[k])), null);
       const served = Number((await q.all("SELECT count(*) AS n FROM tool WHERE origin = ? AND source = 'mcp'", [p.source]))[0].n);
       await q.run('UPDATE mcp_source SET tool_count = ?, quarantined_count = ? WHERE name = ?', [served, p.quarantined, p.source]);
-      if (p.servedChanged) await bumpVersion(q);
-      return { outcome: 'ok', served };
+      const version = p.servedChanged ? await bumpVersion(q) : undefined;
+      return { outcome: 'ok', served, ...(version !== undefined ? { version } : {}) };
     });
   }
 
@@ -357,10 +361,15 @@ export class SnapshotSql {
   }
 }
 
-/** UPDATE catalog_state and, on PostgreSQL, NOTIFY the replicas (as bumpCatalogVersion does inside TypeORM). */
-async function bumpVersion(q: SqlRunner): Promise<void> {
-  await q.run('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
-  if (q.dialect === 'postgres') await q.all("SELECT pg_notify('toolcat_catalog', '')");
+/**
+ * UPDATE catalog_state and, on PostgreSQL, NOTIFY the replicas with the version written (as bumpCatalogVersion does
+ * inside TypeORM); that version goes back to the process so its generation takes this change once.
+ */
+async function bumpVersion(q: SqlRunner): Promise<number | undefined> {
+  const rows = await q.all(BUMP_VERSION);
+  const version = rows.length ? Number(rows[0].version) : undefined;
+  if (q.dialect === 'postgres') await q.all('SELECT pg_notify(?, ?)', [CATALOG_CHANNEL, notifyPayload(version)]);
+  return version;
 }
 
 function toolStampOf(r: Record<string, unknown>): ToolStamp {

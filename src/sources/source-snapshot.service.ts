@@ -35,8 +35,11 @@ export interface SnapshotWriter {
 export interface SnapshotServiceOptions {
   readonly pool?: IngestPool;
   readonly store?: SnapshotStore;
-  /** Called after a swap that changed served rows committed (the in-process cache generation advances). */
-  readonly onCatalogChanged?: () => void;
+  /**
+   * Called after a swap that changed served rows committed, with the catalog version it wrote when known (the
+   * in-process cache generation takes it, so the next version poll does not see the same change again).
+   */
+  readonly onCatalogChanged?: (version: number | undefined) => void;
 }
 
 /**
@@ -52,7 +55,7 @@ export interface SnapshotServiceOptions {
 export class SourceSnapshotService {
   readonly pool: IngestPool;
   readonly store: SnapshotStore;
-  private readonly onCatalogChanged: () => void;
+  private readonly onCatalogChanged: (version: number | undefined) => void;
 
   constructor(
     ds: DataSource,
@@ -91,7 +94,7 @@ export class SourceSnapshotService {
       commit: async () => {
         const out = await session.commit();
         if (out === 'stale') throw new StaleSnapshotError(sourceName);
-        if (out.servedChanged) this.onCatalogChanged();
+        if (out.servedChanged) this.onCatalogChanged(out.version);
         return out.outcome;
       },
       abort: () => session.discard(),
@@ -141,7 +144,7 @@ export class SourceSnapshotService {
         throw err;
       }
       if (out !== 'stale') {
-        if (out.servedChanged) this.onCatalogChanged();
+        if (out.servedChanged) this.onCatalogChanged(out.version);
         return out.outcome;
       }
       if (n >= ATTEMPTS) throw new Error(`the source "${sourceName}" was changed by other writers during ${ATTEMPTS} attempts to apply its listing; its last snapshot keeps serving`);

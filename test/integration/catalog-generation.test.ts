@@ -1,0 +1,159 @@
+/**
+ * One catalog change, one new generation (src/cache/catalog-generation.ts). A replica hears of a change up to three
+ * ways: its own commit, the next read of the stored version (the poll, and every call's decision), and on PostgreSQL
+ * the NOTIFY of the change, its own write's echo included. Each new generation drops every cached answer, so each
+ * tenant's next list is a rebuild: hearing one change three times made three rebuilds of it. These tests count the
+ * generations a change makes once every way of hearing of it has been drained.
+ */
+import { expect } from 'chai';
+import { CatalogGeneration } from '../../src/cache/catalog-generation';
+import { bumpCatalogVersion, readCatalogVersion } from '../../src/persistence/catalog-version';
+import { versionOfPayload } from '../../src/persistence/catalog-version-sql';
+import { createDataSource } from '../../src/persistence/data-source';
+import { GrantService } from '../../src/services/grant.service';
+import { forEachDatabase, openMigrated } from '../helpers/databases';
+import { until } from '../helpers/mcp-servers';
+import { type TestHost, aGrant, aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
+
+forEachDatabase('catalog generation: one change, one new generation', (database) => {
+  // No poll timer: each test polls when it means to (no wall clock).
+  const suite = hostPerSuite(database, { versionPollMs: 0, startSources: false }, async (h) => {
+    await anExtension(h, { name: 'alpha', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
+  });
+
+  /**
+   * Runs `change` and counts the new generations it makes once every way of hearing of it is drained: the stored
+   * version polled, and on PostgreSQL `notifies` more notifications heard (then polled once more).
+   */
+  async function generationsOf(host: TestHost, notifies: number, change: () => Promise<void>): Promise<number> {
+    const { generation, dataSource, catalogListener } = host.app;
+    await generation.poll(dataSource);
+    const heard = catalogListener?.heard ?? 0;
+    let n = 0;
+    const off = generation.onChange(() => n++);
+    try {
+      await change();
+      await generation.poll(dataSource);
+      if (catalogListener) {
+        await until(async () => catalogListener.heard >= heard + notifies);
+        await generation.poll(dataSource);
+      }
+      return n;
+    } finally {
+      off();
+    }
+  }
+
+  it('a write made here (a grant): its commit, the next poll and its own NOTIFY echo are one new generation', async () => {
+    const { host } = suite;
+    const t = await aTenantWithKey(host, 'own-write');
+    const before = host.app.generation.current;
+    expect(await generationsOf(host, 1, async () => void (await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.alpha' })))).to.equal(1);
+    expect(host.app.generation.current).not.to.equal(before);
+    const ids = (await host.get('/tools', t.key)).json() as Array<{ toolId: string }>;
+    expect(ids.map((d) => d.toolId)).to.deep.equal(['ext.alpha']);
+  });
+
+  it("another process's write (CLI, another replica): one new generation, whichever of its NOTIFY and the poll comes first", async function () {
+    this.timeout(20_000);
+    const { host } = suite;
+    const t = await aTenantWithKey(host, 'other-process');
+    const other = createDataSource(suite.db);
+    await other.initialize();
+    try {
+      expect(await generationsOf(host, 1, () => new GrantService(other).createGrantUnchecked({ tenantId: t.tenantId, toolPattern: 'ext.alpha' }).then(() => undefined))).to.equal(1);
+    } finally {
+      await other.destroy();
+    }
+    const ids = (await host.get('/tools', t.key)).json() as Array<{ toolId: string }>;
+    expect(ids.map((d) => d.toolId)).to.deep.equal(['ext.alpha']);
+  });
+
+  it('a sync that changes served tools (the snapshot swap, on SQLite from its writer thread): one new generation', async function () {
+    this.timeout(20_000);
+    const { host } = suite;
+    await host.gqlOk('mutation($i: SourceInput!) { registerSource(input: $i) { name } }', { i: { name: 'gen', transport: 'stdio', command: 'not-run', enabled: false, syncIntervalSeconds: 0 } });
+    const tool = (name: string) => ({ name, description: `the ${name} tool`, inputSchema: { type: 'object', properties: {} } });
+    expect(await generationsOf(host, 1, async () => void (await host.app.services.snapshots.apply('gen', [tool('one'), tool('two')])))).to.equal(1);
+    // The same listing again publishes nothing: no new generation at all.
+    expect(await generationsOf(host, 0, async () => void (await host.app.services.snapshots.apply('gen', [tool('one'), tool('two')])))).to.equal(0);
+  });
+});
+
+forEachDatabase('catalog generation: versions only go forward', (database) => {
+  it('a poll that read before a newer version was taken is stale: it does not step the generation back', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const gen = new CatalogGeneration();
+      await gen.watch(ds, 0);
+      const v = await readCatalogVersion(ds.manager);
+      let n = 0;
+      gen.onChange(() => n++);
+      // The poll's read is of version v; before it ends, this process takes v + 1 (its own commit, or a NOTIFY).
+      const stale = gen.poll(ds);
+      gen.seen(v + 1);
+      await stale;
+      const taken = gen.current;
+      expect(n).to.equal(1);
+      // The database then reaches v + 1: the poll finds what was taken, nothing new.
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      await gen.poll(ds);
+      expect([n, gen.current]).to.deep.equal([1, taken]);
+      // The same version seen again, or an older one arriving late: nothing.
+      gen.seen(v + 1);
+      gen.seen(v);
+      expect([n, gen.current]).to.deep.equal([1, taken]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a database whose version went back with nothing taken in between (restored, replaced) is believed', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      await ds.transaction(async (m) => {
+        await bumpCatalogVersion(m);
+        await bumpCatalogVersion(m);
+      });
+      const gen = new CatalogGeneration();
+      await gen.watch(ds, 0);
+      let n = 0;
+      gen.onChange(() => n++);
+      const before = gen.current;
+      await ds.query('UPDATE catalog_state SET version = 0 WHERE id = 1');
+      await gen.poll(ds);
+      expect(n).to.equal(1);
+      expect(gen.current).not.to.equal(before);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a commit takes the version its transaction wrote (RETURNING, both databases): the next poll finds nothing new', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const gen = new CatalogGeneration();
+      ds.subscribers.push(gen);
+      await gen.watch(ds, 0);
+      let n = 0;
+      gen.onChange(() => n++);
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      expect(n).to.equal(1);
+      const after = gen.current;
+      await gen.poll(ds);
+      expect([n, gen.current]).to.deep.equal([1, after]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('catalog NOTIFY payloads', () => {
+  it('carry a committed version in decimal; anything else is no version (the listener then reads the stored one)', () => {
+    expect(versionOfPayload('42')).to.equal(42);
+    for (const p of ['', undefined, '-1', '4.2', '1e3', ' 7', '0x10', 'x', '9'.repeat(16)]) expect(versionOfPayload(p), String(p)).to.equal(null);
+  });
+});
