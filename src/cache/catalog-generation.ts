@@ -1,4 +1,4 @@
-import type { DataSource, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
+import type { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent, TransactionStartEvent } from 'typeorm';
 import { readCatalogVersion } from '../persistence/catalog-version';
 
 /**
@@ -14,6 +14,19 @@ import { readCatalogVersion } from '../persistence/catalog-version';
  * started after the last version was taken and reads a different one (a database restored or replaced under a
  * running process) is believed.
  */
+/** What bumpCatalogVersion notes on the query runner of the transaction that bumped. */
+interface CatalogMarks {
+  catalogChanged?: boolean;
+  catalogVersion?: number;
+}
+const marksOf = (runner: QueryRunner): CatalogMarks => runner.data as CatalogMarks;
+const clear = (data: CatalogMarks): void => {
+  data.catalogChanged = false;
+  data.catalogVersion = undefined;
+};
+/** Open transactions on the runner after the event (0: the outermost one ended, or none started). */
+const depthOf = (runner: QueryRunner): number => (runner as QueryRunner & { transactionDepth?: number }).transactionDepth ?? 0;
+
 export class CatalogGeneration implements EntitySubscriberInterface {
   private local = 0;
   private stored = -1;
@@ -27,15 +40,38 @@ export class CatalogGeneration implements EntitySubscriberInterface {
     return `${this.local}:${this.stored}`;
   }
 
+  /**
+   * The version a committed transaction wrote becomes the generation's. Only the outermost commit counts: TypeORM
+   * also reports a nested transaction's released savepoint as a commit, and its bump is not visible to anyone until
+   * the outer transaction commits (taken then, caches rebuilt in between would hold the old catalog under the new
+   * generation, and the poll would then find nothing new).
+   */
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const data = event.queryRunner.data as { catalogChanged?: boolean; catalogVersion?: number };
+    if (depthOf(event.queryRunner) > 0) return;
+    const data = marksOf(event.queryRunner);
     if (data.catalogChanged) {
       const version = data.catalogVersion;
-      data.catalogChanged = false;
-      data.catalogVersion = undefined;
+      clear(data);
       if (version === undefined) this.advance();
       else this.seen(version);
     }
+  }
+
+  /**
+   * A rolled-back bump is no change, and its version number will be written again by the next bump: taken, it would
+   * make that real change look already seen. SQLite's one query runner carries its marks from one transaction to the
+   * next, so they are cleared here. A savepoint rolled back inside a transaction that may have bumped before it
+   * leaves the change (if any) with no known version: the commit then advances the generation without one.
+   */
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    const data = marksOf(event.queryRunner);
+    if (depthOf(event.queryRunner) > 0) data.catalogVersion = undefined;
+    else clear(data);
+  }
+
+  /** Marks left by a transaction that ended without either event (a runner reused after an error) mean nothing. */
+  beforeTransactionStart(event: TransactionStartEvent): void {
+    if (depthOf(event.queryRunner) === 0) clear(marksOf(event.queryRunner));
   }
 
   /** A change whose stored version is not known (a cache that found the catalog moving under a build): always new. */

@@ -151,6 +151,70 @@ forEachDatabase('catalog generation: versions only go forward', (database) => {
   });
 });
 
+forEachDatabase('catalog generation: only a committed version is taken', (database) => {
+  /** A generation watching `ds` as the app's does (its subscriber, no poll timer), and a count of its changes. */
+  async function watched(ds: import('typeorm').DataSource): Promise<{ gen: CatalogGeneration; changes: () => number }> {
+    const gen = new CatalogGeneration();
+    ds.subscribers.push(gen);
+    await gen.watch(ds, 0);
+    let n = 0;
+    gen.onChange(() => n++);
+    return { gen, changes: () => n };
+  }
+  const boom = new Error('rolled back on purpose');
+
+  it('a transaction that bumped and rolled back leaves nothing behind: the next commit of that same version is a change', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const { changes } = await watched(ds);
+      await ds.transaction(async (m) => {
+        await bumpCatalogVersion(m);
+        throw boom;
+      }).catch((err: unknown) => expect(err).to.equal(boom));
+      // A transaction that changes nothing commits on the same runner (SQLite has one).
+      await ds.transaction((m) => m.query('SELECT 1'));
+      expect(changes()).to.equal(0);
+      // The next bump writes the number the rolled-back one had written: it is still a change.
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      expect(changes()).to.equal(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a nested transaction (a savepoint) takes nothing before the outer commit, and one rolled back does not leave its version', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const { gen, changes } = await watched(ds);
+      await ds.transaction(async (m) => {
+        await m.transaction((inner) => bumpCatalogVersion(inner));
+        expect(changes(), 'after the savepoint was released, before the commit').to.equal(0);
+      });
+      expect(changes()).to.equal(1);
+      await gen.poll(ds);
+      expect(changes()).to.equal(1);
+      // The outer bump commits; the savepoint's bump (one more) is rolled back.
+      await ds.transaction(async (m) => {
+        await bumpCatalogVersion(m);
+        await m.transaction(async (inner) => {
+          await bumpCatalogVersion(inner);
+          throw boom;
+        }).catch((err: unknown) => expect(err).to.equal(boom));
+      });
+      expect(changes()).to.be.at.least(2);
+      await gen.poll(ds);
+      const settled = changes();
+      // The next commit writes the number the rolled-back savepoint had written: it is a change.
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      expect(changes()).to.equal(settled + 1);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('catalog NOTIFY payloads', () => {
   it('carry a committed version in decimal; anything else is no version (the listener then reads the stored one)', () => {
     expect(versionOfPayload('42')).to.equal(42);
