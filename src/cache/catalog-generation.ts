@@ -58,15 +58,22 @@ export class CatalogGeneration implements EntitySubscriberInterface {
   }
 
   /**
-   * A rolled-back bump is no change, and its version number will be written again by the next bump: taken, it would
-   * make that real change look already seen. SQLite's one query runner carries its marks from one transaction to the
+   * A rolled-back bump is not a committed version, and its number will be written again by the next bump: taken, it
+   * would make that real change look already seen. SQLite's one query runner carries its marks from one transaction to the
    * next, so they are cleared here. A savepoint rolled back inside a transaction that may have bumped before it
    * leaves the change (if any) with no known version: the commit then advances the generation without one.
    */
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     const data = marksOf(event.queryRunner);
-    if (depthOf(event.queryRunner) > 0) data.catalogVersion = undefined;
-    else clear(data);
+    if (depthOf(event.queryRunner) > 0) {
+      data.catalogVersion = undefined;
+      return;
+    }
+    clear(data);
+    // SQLite: every flow reads through the one connection, so a cache built while this transaction was open (between
+    // two of its awaited statements) may hold what it wrote and has now undone, a grant say. A new generation drops it.
+    // PostgreSQL's other connections never saw it. Rollbacks are rare (a failed write), so this costs little.
+    if (event.queryRunner.connection.options.type === 'better-sqlite3') this.advance();
   }
 
   /** Marks left by a transaction that ended without either event (a runner reused after an error) mean nothing. */
@@ -123,7 +130,12 @@ export class CatalogGeneration implements EntitySubscriberInterface {
     const first = this.stored === -1;
     this.stored = version;
     this.epoch++;
-    if (!first) this.changed();
+    if (first) return;
+    // `local` moves too, so that `current` never repeats: after a version went back (a restored database), the next
+    // commits write numbers seen before, and an answer cached under the old string (a principal's authentication,
+    // since revoked) would match again.
+    this.local++;
+    this.changed();
   }
 
   private changed(): void {

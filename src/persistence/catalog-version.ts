@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { BUMP_VERSION, CATALOG_CHANNEL, notifyPayload } from './catalog-version-sql';
+import { committedReads } from './sqlite-immediate';
 
 /**
  * Bumps the catalog version inside the caller's transaction (see CatalogStateEntity) and notes the version written on
@@ -31,17 +32,25 @@ const sqliteVersionReads = new WeakMap<SqliteReader, ReturnType<SqliteReader['pr
  * applies to the next call), so on SQLite it is one prepared statement on the process's one connection, as
  * TypeORM's `query` would run it on that same connection, without the query runner's path around it: ~55 -> ~32 µs
  * of a call's wall time on one connection (bench scenario i, measured stage by stage). PostgreSQL goes through the pool.
+ *
+ * Outside a transaction it is the committed version. On SQLite that one connection also carries every other flow's
+ * open transaction, and a read there would see its uncommitted bump: the generation would take a number that a
+ * rollback then frees, and the real change that next writes it would look already seen (a revoked key kept
+ * authenticating: test/integration/catalog-generation.test.ts). So the read waits until no transaction is open
+ * (committedReads; no wait in the common case, and never for a sync's swap).
  */
 export async function readCatalogVersion(m: EntityManager): Promise<number> {
   if (m.connection.options.type === 'better-sqlite3' && !m.queryRunner) {
-    const db = (m.connection.driver as unknown as { databaseConnection: SqliteReader }).databaseConnection;
-    let read = sqliteVersionReads.get(db);
-    if (read === undefined) {
-      read = db.prepare(READ_VERSION);
-      sqliteVersionReads.set(db, read);
-    }
-    const row = read.get();
-    return row ? Number(row.version) : 0;
+    return committedReads(m.connection, (conn) => {
+      const db = conn as unknown as SqliteReader;
+      let read = sqliteVersionReads.get(db);
+      if (read === undefined) {
+        read = db.prepare(READ_VERSION);
+        sqliteVersionReads.set(db, read);
+      }
+      const row = read.get();
+      return row ? Number(row.version) : 0;
+    });
   }
   const rows = (await m.query(READ_VERSION)) as Array<{ version: number | string }>;
   return rows.length ? Number(rows[0].version) : 0;

@@ -37,7 +37,7 @@ export interface SqliteConnection {
   prepare(sql: string): { run(...params: unknown[]): { changes: number } };
 }
 
-type Outside = <T>(fn: (db: SqliteConnection) => T) => Promise<T>;
+type Outside = <T>(fn: (db: SqliteConnection) => T, opts?: { readonly readOnly?: boolean }) => Promise<T>;
 const outsideByDataSource = new WeakMap<DataSource, Outside>();
 
 /**
@@ -51,6 +51,19 @@ export function outsideTransactions<T>(ds: DataSource, fn: (db: SqliteConnection
   const outside = outsideByDataSource.get(ds);
   if (!outside) throw new Error('outsideTransactions: useImmediateTransactions was not applied to this data source');
   return outside(fn);
+}
+
+/**
+ * Runs `fn`, synchronous reads on the raw connection, when no transaction is open on the process's one SQLite
+ * connection, so that they see committed data only: another flow's open transaction would show its uncommitted
+ * writes. Unlike outsideTransactions it does not wait for the snapshot writer's lock (a WAL reader never needs it,
+ * and every call would otherwise wait for a sync's swap). On a data source opened without useImmediateTransactions
+ * (a one-shot CLI or test connection, nothing else running on it) `fn` runs now.
+ */
+export function committedReads<T>(ds: DataSource, fn: (db: SqliteConnection) => T): Promise<T> {
+  const outside = outsideByDataSource.get(ds);
+  if (outside) return outside(fn, { readOnly: true });
+  return Promise.resolve(fn((ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection));
 }
 
 /**
@@ -116,12 +129,14 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
   }) as QueryRunner['query'];
   runner.immediate = true;
   const connection = () => (ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
-  outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T): Promise<T> => {
+  outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T, opts: { readonly readOnly?: boolean } = {}): Promise<T> => {
+    // A reader needs no lock, only no open transaction.
+    const unlocked = () => opts.readOnly === true || gate.isIdle;
     // Nothing open and no swap: now (the common case, without waiting a turn).
-    if (gate.isIdle && !connection().inTransaction) return fn(connection());
+    if (unlocked() && !connection().inTransaction) return fn(connection());
     for (;;) {
       await tail; // every transaction started so far has ended (a later one may start meanwhile: checked again below)
-      await gate.idle();
+      if (!opts.readOnly) await gate.idle();
       const db = connection();
       if (!db.inTransaction) return fn(db);
       // Open though the last transaction started here has ended: one this code did not start. A turn of the event

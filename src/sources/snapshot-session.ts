@@ -22,8 +22,6 @@ export interface SnapshotOutcome {
 export interface Committed {
   readonly outcome: SnapshotOutcome;
   readonly servedChanged: boolean;
-  /** The catalog version the swap committed, when it bumped it. */
-  readonly version?: number;
 }
 
 export interface SessionDeps {
@@ -267,8 +265,13 @@ export class SnapshotSession {
     await this.deps.store.stage(this.syncId, this.now, up, tools);
   }
 
-  /** Publishes the plan with one swap, or answers `stale` (nothing published) when the source was projected since open. */
-  async commit(): Promise<Committed | 'stale'> {
+  /**
+   * Publishes the plan with one swap, or answers `stale` (nothing published) when the source was projected since open.
+   * `published` runs as soon as a swap that changed served rows has committed, before the staging rows are discarded
+   * (a round trip to the writer thread or the database): the cache generation must move before anything else is
+   * served from the old catalog.
+   */
+  async commit(published?: (version: number | undefined) => void): Promise<Committed | 'stale'> {
     await this.drain();
     await this.resolveAmbiguous();
     await this.flush(true);
@@ -303,7 +306,14 @@ export class SnapshotSession {
         servedChanged, stagedUpstream: this.stagedUpstream, stagedTools: this.stagedTools,
       });
       if (r.outcome === 'stale') return 'stale';
-      return { outcome: outcome(r.served), servedChanged, ...(r.version !== undefined ? { version: r.version } : {}) };
+      if (servedChanged) {
+        try {
+          published?.(r.version);
+        } catch (err) {
+          this.deps.log.error({ err, source: this.source }, 'a published snapshot could not advance the cache generation');
+        }
+      }
+      return { outcome: outcome(r.served), servedChanged };
     } finally {
       await this.discard();
     }

@@ -92,9 +92,8 @@ export class SourceSnapshotService {
     return {
       add: (page) => session.add(page),
       commit: async () => {
-        const out = await session.commit();
+        const out = await session.commit(this.onCatalogChanged);
         if (out === 'stale') throw new StaleSnapshotError(sourceName);
-        if (out.servedChanged) this.onCatalogChanged(out.version);
         return out.outcome;
       },
       abort: () => session.discard(),
@@ -138,15 +137,12 @@ export class SourceSnapshotService {
       let out: Awaited<ReturnType<SnapshotSession['commit']>>;
       try {
         await feed(session);
-        out = await session.commit();
+        out = await session.commit(this.onCatalogChanged);
       } catch (err) {
         await session.discard().catch(() => undefined);
         throw err;
       }
-      if (out !== 'stale') {
-        if (out.servedChanged) this.onCatalogChanged(out.version);
-        return out.outcome;
-      }
+      if (out !== 'stale') return out.outcome;
       if (n >= ATTEMPTS) throw new Error(`the source "${sourceName}" was changed by other writers during ${ATTEMPTS} attempts to apply its listing; its last snapshot keeps serving`);
       this.log.info({ source: sourceName, attempt: n }, 'source projected during the sync; applying the listing again');
     }

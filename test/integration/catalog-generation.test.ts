@@ -5,15 +5,17 @@
  * tenant's next list is a rebuild: hearing one change three times made three rebuilds of it. These tests count the
  * generations a change makes once every way of hearing of it has been drained.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { CatalogGeneration } from '../../src/cache/catalog-generation';
 import { bumpCatalogVersion, readCatalogVersion } from '../../src/persistence/catalog-version';
 import { versionOfPayload } from '../../src/persistence/catalog-version-sql';
 import { createDataSource } from '../../src/persistence/data-source';
+import { GrantEntity } from '../../src/persistence/grant.entity';
 import { GrantService } from '../../src/services/grant.service';
 import { forEachDatabase, openMigrated } from '../helpers/databases';
 import { until } from '../helpers/mcp-servers';
-import { type TestHost, aGrant, aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
+import { type TestHost, aGrant, aPrincipal, aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
 
 forEachDatabase('catalog generation: one change, one new generation', (database) => {
   // No poll timer: each test polls when it means to (no wall clock).
@@ -172,12 +174,16 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
         await bumpCatalogVersion(m);
         throw boom;
       }).catch((err: unknown) => expect(err).to.equal(boom));
-      // A transaction that changes nothing commits on the same runner (SQLite has one).
+      // On SQLite a rollback is itself a new generation (others may have read the undone writes through the one
+      // connection: below); on PostgreSQL it is nothing.
+      const afterRollback = database.name === 'sqlite' ? 1 : 0;
+      expect(changes()).to.equal(afterRollback);
+      // A transaction that changes nothing commits on the same runner (SQLite has one): no change.
       await ds.transaction((m) => m.query('SELECT 1'));
-      expect(changes()).to.equal(0);
+      expect(changes()).to.equal(afterRollback);
       // The next bump writes the number the rolled-back one had written: it is still a change.
       await ds.transaction((m) => bumpCatalogVersion(m));
-      expect(changes()).to.equal(1);
+      expect(changes()).to.equal(afterRollback + 1);
     } finally {
       await close();
     }
@@ -212,6 +218,123 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
     } finally {
       await close();
     }
+  });
+});
+
+/**
+ * Another flow's transaction held open at a point of the test's choosing (no timer): it runs `work`, then waits for
+ * `end()`, then rolls back (or commits with `end(true)`).
+ */
+function heldTransaction(ds: import('typeorm').DataSource, work: (m: import('typeorm').EntityManager) => Promise<unknown>): { opened: Promise<void>; end(commit?: boolean): Promise<void> } {
+  let inside!: () => void;
+  let release!: (commit: boolean) => void;
+  const opened = new Promise<void>((r) => (inside = r));
+  const released = new Promise<boolean>((r) => (release = r));
+  const rolledBack = new Error('rolled back on purpose');
+  const done = ds
+    .transaction(async (m) => {
+      await work(m);
+      inside();
+      if (!(await released)) throw rolledBack;
+    })
+    .catch((err: unknown) => {
+      if (err !== rolledBack) throw err;
+    });
+  return {
+    opened,
+    end: async (commit = false) => {
+      release(commit);
+      await done;
+    },
+  };
+}
+
+forEachDatabase('catalog generation: what another flow has not committed', (database) => {
+  it('a poll while another flow has bumped but not committed takes the committed version, so the next real change is one', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const gen = new CatalogGeneration();
+      ds.subscribers.push(gen);
+      await gen.watch(ds, 0);
+      const tx = heldTransaction(ds, (m) => bumpCatalogVersion(m));
+      await tx.opened;
+      // What every call's decision runs, while the bump is uncommitted (on SQLite the same connection holds it).
+      const polled = gen.poll(ds);
+      await tx.end();
+      await polled;
+      const before = gen.current;
+      // The real change writes the number the rolled-back bump had written.
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      expect(gen.current).not.to.equal(before);
+    } finally {
+      await close();
+    }
+  });
+
+  it('after a database went back to an older version, no generation string comes back (an answer cached under it would match again)', async function () {
+    this.timeout(30_000);
+    const { ds, close } = await openMigrated(database);
+    try {
+      const gen = new CatalogGeneration();
+      ds.subscribers.push(gen);
+      await gen.watch(ds, 0);
+      const seen = new Set([gen.current]);
+      const v = await readCatalogVersion(ds.manager);
+      await ds.transaction((m) => bumpCatalogVersion(m));
+      seen.add(gen.current);
+      await ds.query('UPDATE catalog_state SET version = 0 WHERE id = 1');
+      await gen.poll(ds);
+      expect(seen.has(gen.current), gen.current).to.equal(false);
+      seen.add(gen.current);
+      for (let i = 1; i <= v + 1; i++) {
+        await ds.transaction((m) => bumpCatalogVersion(m));
+        expect(seen.has(gen.current), `bump ${i} after the restore: ${gen.current}`).to.equal(false);
+        seen.add(gen.current);
+      }
+    } finally {
+      await close();
+    }
+  });
+});
+
+forEachDatabase('catalog generation: what a rolled-back write let others read', (database) => {
+  const suite = hostPerSuite(database, { versionPollMs: 0, startSources: false }, async (h) => {
+    await anExtension(h, { name: 'alpha', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
+  });
+
+  it('a grant written and rolled back is not served afterwards, even if a list was read while it was uncommitted', async () => {
+    const { host } = suite;
+    const t = await aTenantWithKey(host, 'rolled-back-grant');
+    const second = await aPrincipal(host, t.tenantId, 'second');
+    const ids = async (key: string) => ((await host.get('/tools', key)).json() as Array<{ toolId: string }>).map((d) => d.toolId);
+    expect(await ids(t.key)).to.deep.equal([]);
+    // A grant preview (issue 20) inserts drafts and rolls back; any write that fails after its insert does the same.
+    const tx = heldTransaction(host.app.dataSource, (m) =>
+      m.getRepository(GrantEntity).insert({ id: randomUUID(), tenantId: t.tenantId, principalId: null, groupName: null, toolPattern: 'ext.alpha', likePattern: 'ext.alpha', source: null, maxSafetyTier: null, maxTierRank: null, createdAt: new Date().toISOString() } as GrantEntity),
+    );
+    await tx.opened;
+    // A principal's first list, read meanwhile: on SQLite through the one connection that holds the insert, so it may
+    // see the grant, and its visible set is cached for this generation.
+    await ids(second.key);
+    await tx.end();
+    expect(await ids(second.key)).to.deep.equal([]);
+    expect(await ids(t.key)).to.deep.equal([]);
+  });
+
+  it('a principal revoked after another flow bumped and rolled back is refused at once (its authentication is not kept)', async () => {
+    const { host } = suite;
+    const { generation, dataSource } = host.app;
+    const t = await aTenantWithKey(host, 'revoked-after-rollback');
+    await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.alpha' });
+    const tx = heldTransaction(dataSource, (m) => bumpCatalogVersion(m));
+    await tx.opened;
+    const polled = generation.poll(dataSource);
+    expect((await host.get('/tools', t.key)).status).to.equal(200);
+    await tx.end();
+    await polled;
+    await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: t.principalId });
+    expect((await host.get('/tools', t.key)).status).to.equal(401);
   });
 });
 
