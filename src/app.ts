@@ -110,7 +110,7 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
     // Issue 12: listings are examined in a bounded worker pool and published by staged snapshots; a swap committed
     // outside TypeORM (the SQLite writer thread) advances the in-process generation through this callback.
     snapshots = new SourceSnapshotService(dataSource, log, undefined, {
-      pool: new IngestPool(opts.ingest), store: createSnapshotStore(dataSource, writeGate), onCatalogChanged: (version) => (version === undefined ? generation.advance() : generation.seen(version)),
+      pool: new IngestPool(opts.ingest), store: createSnapshotStore(dataSource, writeGate), onCatalogChanged: (version) => generation.seen(version),
     });
     if (config.db.type === 'postgres') await snapshots.store.discardOlderThan(new Date(Date.now() - STAGING_MAX_AGE_MS).toISOString());
     await refreshDerivedRows(dataSource, log, snapshots);

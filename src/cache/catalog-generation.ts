@@ -52,16 +52,15 @@ export class CatalogGeneration implements EntitySubscriberInterface {
     if (data.catalogChanged) {
       const version = data.catalogVersion;
       clear(data);
-      if (version === undefined) this.advance();
-      else this.seen(version);
+      this.seen(version);
     }
   }
 
   /**
    * A rolled-back bump is not a committed version, and its number will be written again by the next bump: taken, it
-   * would make that real change look already seen. SQLite's one query runner carries its marks from one transaction to the
-   * next, so they are cleared here. A savepoint rolled back inside a transaction that may have bumped before it
-   * leaves the change (if any) with no known version: the commit then advances the generation without one.
+   * would make that real change look already seen. SQLite's one query runner carries its marks from one transaction
+   * to the next, so they are cleared here. A savepoint rolled back inside a transaction that may have bumped before
+   * it leaves the change (if any) with no known version: the commit then advances the generation without one.
    */
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     const data = marksOf(event.queryRunner);
@@ -90,10 +89,11 @@ export class CatalogGeneration implements EntitySubscriberInterface {
   /**
    * A committed catalog version, from this process's own write or another's NOTIFY: a new generation only if it is
    * newer than every version seen so far (the same change seen again, or an older one arriving late, changes nothing).
+   * A change committed with no known version (undefined) is always a new generation.
    */
-  seen(version: number): void {
-    if (this.stored !== -1 && version <= this.stored) return;
-    this.move(version);
+  seen(version: number | undefined): void {
+    if (version === undefined) this.advance();
+    else if (this.stored === -1 || version > this.stored) this.move(version);
   }
 
   /** Calls `listener` after every change; the returned function unsubscribes. */

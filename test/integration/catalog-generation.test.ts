@@ -7,15 +7,34 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import type { DataSource, EntityManager } from 'typeorm';
 import { CatalogGeneration } from '../../src/cache/catalog-generation';
 import { bumpCatalogVersion, readCatalogVersion } from '../../src/persistence/catalog-version';
 import { versionOfPayload } from '../../src/persistence/catalog-version-sql';
 import { createDataSource } from '../../src/persistence/data-source';
 import { GrantEntity } from '../../src/persistence/grant.entity';
 import { GrantService } from '../../src/services/grant.service';
-import { forEachDatabase, openMigrated } from '../helpers/databases';
+import { type TestDatabase, forEachDatabase, openMigrated } from '../helpers/databases';
 import { until } from '../helpers/mcp-servers';
 import { type TestHost, aGrant, aPrincipal, aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
+
+/**
+ * A migrated database of its own with a generation watching it as the app's does (its transaction subscriber; no poll
+ * timer: the tests poll when they mean to), a count of that generation's changes, closed and dropped afterwards.
+ */
+async function withWatched(database: TestDatabase, test: (w: { ds: DataSource; gen: CatalogGeneration; changes: () => number }) => Promise<void>): Promise<void> {
+  const { ds, close } = await openMigrated(database);
+  try {
+    const gen = new CatalogGeneration();
+    ds.subscribers.push(gen);
+    await gen.watch(ds, 0);
+    let n = 0;
+    gen.onChange(() => n++);
+    await test({ ds, gen, changes: () => n });
+  } finally {
+    await close();
+  }
+}
 
 forEachDatabase('catalog generation: one change, one new generation', (database) => {
   // No poll timer: each test polls when it means to (no wall clock).
@@ -85,91 +104,59 @@ forEachDatabase('catalog generation: one change, one new generation', (database)
 forEachDatabase('catalog generation: versions only go forward', (database) => {
   it('a poll that read before a newer version was taken is stale: it does not step the generation back', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const gen = new CatalogGeneration();
-      await gen.watch(ds, 0);
+    await withWatched(database, async ({ ds, gen, changes }) => {
       const v = await readCatalogVersion(ds.manager);
-      let n = 0;
-      gen.onChange(() => n++);
       // The poll's read is of version v; before it ends, this process takes v + 1 (its own commit, or a NOTIFY).
       const stale = gen.poll(ds);
       gen.seen(v + 1);
       await stale;
       const taken = gen.current;
-      expect(n).to.equal(1);
-      // The database then reaches v + 1: the poll finds what was taken, nothing new.
+      expect(changes()).to.equal(1);
+      // The database then reaches v + 1: its commit and the poll find what was taken, nothing new.
       await ds.transaction((m) => bumpCatalogVersion(m));
       await gen.poll(ds);
-      expect([n, gen.current]).to.deep.equal([1, taken]);
+      expect([changes(), gen.current]).to.deep.equal([1, taken]);
       // The same version seen again, or an older one arriving late: nothing.
       gen.seen(v + 1);
       gen.seen(v);
-      expect([n, gen.current]).to.deep.equal([1, taken]);
-    } finally {
-      await close();
-    }
+      expect([changes(), gen.current]).to.deep.equal([1, taken]);
+    });
   });
 
   it('a database whose version went back with nothing taken in between (restored, replaced) is believed', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
+    await withWatched(database, async ({ ds, gen, changes }) => {
       await ds.transaction(async (m) => {
         await bumpCatalogVersion(m);
         await bumpCatalogVersion(m);
       });
-      const gen = new CatalogGeneration();
-      await gen.watch(ds, 0);
-      let n = 0;
-      gen.onChange(() => n++);
       const before = gen.current;
+      const counted = changes();
       await ds.query('UPDATE catalog_state SET version = 0 WHERE id = 1');
       await gen.poll(ds);
-      expect(n).to.equal(1);
+      expect(changes()).to.equal(counted + 1);
       expect(gen.current).not.to.equal(before);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('a commit takes the version its transaction wrote (RETURNING, both databases): the next poll finds nothing new', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const gen = new CatalogGeneration();
-      ds.subscribers.push(gen);
-      await gen.watch(ds, 0);
-      let n = 0;
-      gen.onChange(() => n++);
+    await withWatched(database, async ({ ds, gen, changes }) => {
       await ds.transaction((m) => bumpCatalogVersion(m));
-      expect(n).to.equal(1);
+      expect(changes()).to.equal(1);
       const after = gen.current;
       await gen.poll(ds);
-      expect([n, gen.current]).to.deep.equal([1, after]);
-    } finally {
-      await close();
-    }
+      expect([changes(), gen.current]).to.deep.equal([1, after]);
+    });
   });
 });
 
 forEachDatabase('catalog generation: only a committed version is taken', (database) => {
-  /** A generation watching `ds` as the app's does (its subscriber, no poll timer), and a count of its changes. */
-  async function watched(ds: import('typeorm').DataSource): Promise<{ gen: CatalogGeneration; changes: () => number }> {
-    const gen = new CatalogGeneration();
-    ds.subscribers.push(gen);
-    await gen.watch(ds, 0);
-    let n = 0;
-    gen.onChange(() => n++);
-    return { gen, changes: () => n };
-  }
   const boom = new Error('rolled back on purpose');
 
   it('a transaction that bumped and rolled back leaves nothing behind: the next commit of that same version is a change', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const { changes } = await watched(ds);
+    await withWatched(database, async ({ ds, changes }) => {
       await ds.transaction(async (m) => {
         await bumpCatalogVersion(m);
         throw boom;
@@ -184,16 +171,12 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
       // The next bump writes the number the rolled-back one had written: it is still a change.
       await ds.transaction((m) => bumpCatalogVersion(m));
       expect(changes()).to.equal(afterRollback + 1);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('a nested transaction (a savepoint) takes nothing before the outer commit, and one rolled back does not leave its version', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const { gen, changes } = await watched(ds);
+    await withWatched(database, async ({ ds, gen, changes }) => {
       await ds.transaction(async (m) => {
         await m.transaction((inner) => bumpCatalogVersion(inner));
         expect(changes(), 'after the savepoint was released, before the commit').to.equal(0);
@@ -215,9 +198,7 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
       // The next commit writes the number the rolled-back savepoint had written: it is a change.
       await ds.transaction((m) => bumpCatalogVersion(m));
       expect(changes()).to.equal(settled + 1);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
@@ -225,7 +206,7 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
  * Another flow's transaction held open at a point of the test's choosing (no timer): it runs `work`, then waits for
  * `end()`, then rolls back (or commits with `end(true)`).
  */
-function heldTransaction(ds: import('typeorm').DataSource, work: (m: import('typeorm').EntityManager) => Promise<unknown>): { opened: Promise<void>; end(commit?: boolean): Promise<void> } {
+function heldTransaction(ds: DataSource, work: (m: EntityManager) => Promise<unknown>): { opened: Promise<void>; end(commit?: boolean): Promise<void> } {
   let inside!: () => void;
   let release!: (commit: boolean) => void;
   const opened = new Promise<void>((r) => (inside = r));
@@ -252,11 +233,7 @@ function heldTransaction(ds: import('typeorm').DataSource, work: (m: import('typ
 forEachDatabase('catalog generation: what another flow has not committed', (database) => {
   it('a poll while another flow has bumped but not committed takes the committed version, so the next real change is one', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const gen = new CatalogGeneration();
-      ds.subscribers.push(gen);
-      await gen.watch(ds, 0);
+    await withWatched(database, async ({ ds, gen }) => {
       const tx = heldTransaction(ds, (m) => bumpCatalogVersion(m));
       await tx.opened;
       // What every call's decision runs, while the bump is uncommitted (on SQLite the same connection holds it).
@@ -267,18 +244,12 @@ forEachDatabase('catalog generation: what another flow has not committed', (data
       // The real change writes the number the rolled-back bump had written.
       await ds.transaction((m) => bumpCatalogVersion(m));
       expect(gen.current).not.to.equal(before);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('after a database went back to an older version, no generation string comes back (an answer cached under it would match again)', async function () {
     this.timeout(30_000);
-    const { ds, close } = await openMigrated(database);
-    try {
-      const gen = new CatalogGeneration();
-      ds.subscribers.push(gen);
-      await gen.watch(ds, 0);
+    await withWatched(database, async ({ ds, gen }) => {
       const seen = new Set([gen.current]);
       const v = await readCatalogVersion(ds.manager);
       await ds.transaction((m) => bumpCatalogVersion(m));
@@ -292,9 +263,7 @@ forEachDatabase('catalog generation: what another flow has not committed', (data
         expect(seen.has(gen.current), `bump ${i} after the restore: ${gen.current}`).to.equal(false);
         seen.add(gen.current);
       }
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
