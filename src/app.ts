@@ -89,11 +89,12 @@ export async function createApp(config: Config, opts: { log?: Logger; ingest?: P
   const tracing: Tracing | null = opts.tracing ?? (config.tracing ? (await import('./ops/tracing')).startTracing(config.tracing) : null);
   const dataSource = createDataSource(config.db);
   await dataSource.initialize();
-  tracing?.instrumentDataSource(dataSource);
   // Issue 12: SQLite writers of this process take the write lock before they read, and wait (asynchronously) for the
-  // snapshot writer thread's swaps instead of sleeping in SQLite's busy handler on the event loop.
+  // snapshot writer thread's swaps instead of sleeping in SQLite's busy handler on the event loop; each flow has a
+  // query runner of its own. Before tracing, which wraps every runner the driver hands out.
   const writeGate = new WriteGate();
   useImmediateTransactions(dataSource, writeGate);
+  tracing?.instrumentDataSource(dataSource);
   let checkpointer: SqliteCheckpointer | null = null;
   let snapshots: SourceSnapshotService | null = null;
   let searchIndex: SearchIndexSync | null = null;

@@ -58,8 +58,8 @@ export class CatalogGeneration implements EntitySubscriberInterface {
 
   /**
    * A rolled-back bump is not a committed version, and its number will be written again by the next bump: taken, it
-   * would make that real change look already seen. SQLite's one query runner carries its marks from one transaction
-   * to the next, so they are cleared here. A savepoint rolled back inside a transaction that may have bumped before
+   * would make that real change look already seen. A runner may begin another transaction after this one, so its
+   * marks are cleared here. A savepoint rolled back inside a transaction that may have bumped before
    * it leaves the change (if any) with no known version: the commit then advances the generation without one.
    */
   afterTransactionRollback(event: TransactionRollbackEvent): void {
@@ -68,11 +68,9 @@ export class CatalogGeneration implements EntitySubscriberInterface {
       data.catalogVersion = undefined;
       return;
     }
+    // Nothing else: no other flow read what it wrote (on SQLite each flow has a query runner of its own, and waits
+    // for an open transaction to end: persistence/sqlite-immediate.ts), so no cache holds it.
     clear(data);
-    // SQLite: every flow reads through the one connection, so a cache built while this transaction was open (between
-    // two of its awaited statements) may hold what it wrote and has now undone, a grant say. A new generation drops it.
-    // PostgreSQL's other connections never saw it. Rollbacks are rare (a failed write), so this costs little.
-    if (event.queryRunner.connection.options.type === 'better-sqlite3') this.advance();
   }
 
   /** Marks left by a transaction that ended without either event (a runner reused after an error) mean nothing. */

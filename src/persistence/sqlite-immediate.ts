@@ -75,73 +75,135 @@ export function committedReads<T>(ds: DataSource, fn: (db: SqliteConnection) => 
  * yet. With BEGIN IMMEDIATE the write lock is taken (waiting up to busy_timeout) before anything is read, so a
  * read-then-write transaction such as `tenants create` cannot see stale data and cannot fail that way.
  *
- * Two `ds.transaction` calls on that one connection are not isolated from each other: one started while another is
- * open becomes a SAVEPOINT inside it. That cannot happen while no transaction callback waits for anything but the
- * database (better-sqlite3 answers synchronously, so such a transaction never lets another one start); the ingest
- * work of a sync (pool, staging, swap) therefore never runs inside a TypeORM transaction. The one wait added here,
- * for the WriteGate before BEGIN, is made safe by serialising transaction starts: the next BEGIN is issued only after
- * the previous transaction's COMMIT or ROLLBACK.
+ * Each flow its own query runner (test/persistence/flow-isolation.test.ts). The driver hands every caller the same
+ * runner on the one connection, so a statement another flow issued while a transaction was open (between two of its
+ * awaited statements) ran inside it: a read saw its uncommitted rows (a call was allowed by a grants preview's draft
+ * grant), an autocommit write joined it and vanished with its ROLLBACK, a transaction became a savepoint of it. Here
+ * every `createQueryRunner()` returns a runner of its own (TypeORM's, on the same connection, with its own transaction
+ * state, marks and event broadcaster). Only the runner that began the open transaction runs statements while it is
+ * open; any other runner's statement waits until it ended (checked in the same synchronous step that runs the
+ * statement, so nothing can begin in between), and transactions begin one after another: the next BEGIN is issued
+ * only after the previous transaction's COMMIT or ROLLBACK. A transaction callback must therefore use its own manager
+ * for every statement: one that awaited a statement of another runner would wait for itself.
  */
 export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new WriteGate()): void {
   if (ds.options.type !== 'better-sqlite3') return;
-  const runner = ds.driver.createQueryRunner('master') as QueryRunner & { immediate?: boolean; transactionDepth?: number; isTransactionActive: boolean };
-  if (runner.immediate) return;
-  const query = runner.query.bind(runner) as (sql: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  const driver = ds.driver as unknown as { createQueryRunner(mode?: string): QueryRunner; immediate?: boolean; databaseConnection: SqliteConnection };
+  if (driver.immediate) return;
+  driver.immediate = true;
+  // TypeORM's one runner (a new one after a reconnect), used only as the prototype of each flow's runner: its methods,
+  // its statement cache (statements of the current connection), its driver.
+  const sharedRunner = driver.createQueryRunner.bind(driver, 'master') as () => Runner;
+  const proto = Object.getPrototypeOf(sharedRunner()) as { query(this: Runner, sql: string, parameters?: unknown[], structured?: boolean): Promise<unknown>; getStmt(this: Runner, sql: string): Promise<Stmt> };
+  const connection = () => driver.databaseConnection;
+  /** The runner whose transaction is open (or beginning) on the connection. */
+  let owner: Runner | null = null;
   let tail: Promise<void> = Promise.resolve();
   let release: (() => void) | null = null;
-  runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
+  let ended = deferred();
+  const foreign = (r: Runner) => (owner !== null ? owner !== r : connection().inTransaction);
+  const endTransaction = () => {
+    owner = null;
+    const e = ended;
+    ended = deferred();
+    e.resolve();
+    const r = release;
+    release = null;
+    r?.();
+  };
+  const notMine = async (r: Runner) => {
+    // Another flow's transaction: until it ended. Open though no runner of this process began it: a turn of the event
+    // loop before looking again, so the wait never spins on microtasks.
+    while (foreign(r)) await (owner !== null ? ended.promise : new Promise<void>((res) => setImmediate(res)));
+  };
+
+  const query = async function (this: Runner, sql: string, parameters?: unknown[], structured?: boolean): Promise<unknown> {
     if (sql === 'BEGIN TRANSACTION') {
       const previous = tail;
       let done!: () => void;
       tail = new Promise<void>((r) => (done = r));
       await previous;
       await gate.idle();
+      await notMine(this);
+      owner = this;
       try {
-        const out = await query('BEGIN IMMEDIATE TRANSACTION', parameters, structured);
-        // A transaction that waited above may find the flag cleared by the COMMIT of the one before it.
-        runner.isTransactionActive = true;
+        const out = await proto.query.call(this, 'BEGIN IMMEDIATE TRANSACTION', parameters, structured);
         release = done;
         return out;
       } catch (err) {
+        owner = null;
         done();
         throw err;
       }
     }
-    const next = () => {
-      const r = release;
-      release = null;
-      r?.();
-    };
-    if (sql === 'COMMIT') {
-      const out = await query(sql, parameters, structured); // a failed COMMIT is followed by TypeORM's ROLLBACK
-      next();
-      return out;
+    if (owner === this) {
+      if (sql === 'COMMIT') {
+        const out = await proto.query.call(this, sql, parameters, structured); // a failed COMMIT is followed by TypeORM's ROLLBACK
+        endTransaction();
+        return out;
+      }
+      if (sql === 'ROLLBACK') {
+        try {
+          return await proto.query.call(this, sql, parameters, structured);
+        } finally {
+          endTransaction();
+        }
+      }
+      return proto.query.call(this, sql, parameters, structured);
     }
-    if (sql === 'ROLLBACK') {
+    for (;;) {
+      await notMine(this);
+      if (WRITE.test(sql)) await gate.idle(); // an autocommit write: the lock is taken by it
       try {
-        return await query(sql, parameters, structured);
-      } finally {
-        next();
+        return await proto.query.call(this, sql, parameters, structured);
+      } catch (err) {
+        // A transaction began between the wait and the statement (getStmt below refused to run it inside): again.
+        if ((err as { driverError?: unknown }).driverError === FOREIGN_TRANSACTION) continue;
+        throw err;
       }
     }
-    if (!runner.transactionDepth && WRITE.test(sql)) await gate.idle(); // an autocommit write: the lock is taken by it
-    return query(sql, parameters, structured);
-  }) as QueryRunner['query'];
-  runner.immediate = true;
-  const connection = () => (ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+  };
+  const getStmt = async function (this: Runner, sql: string): Promise<Stmt> {
+    const stmt = await proto.getStmt.call(this, sql);
+    const check = () => {
+      if (foreign(this)) throw FOREIGN_TRANSACTION;
+    };
+    return { reader: stmt.reader, all: (...p: unknown[]) => (check(), stmt.all(...p)), run: (...p: unknown[]) => (check(), stmt.run(...p)) };
+  };
+  driver.createQueryRunner = () => {
+    const shared = sharedRunner();
+    const sqlInMemory = shared.sqlInMemory.constructor as new () => object;
+    const broadcaster = shared.broadcaster.constructor as new (r: QueryRunner) => object;
+    const r = Object.create(shared) as Runner;
+    Object.assign(r, { isTransactionActive: false, transactionDepth: 0, transactionPromise: null, data: {}, loadedTables: [], loadedViews: [], cachedTablePaths: {}, sqlMemoryMode: false, sqlInMemory: new sqlInMemory(), query, getStmt });
+    Object.assign(r, { broadcaster: new broadcaster(r) });
+    return r;
+  };
   outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T, opts: { readonly readOnly?: boolean } = {}): Promise<T> => {
     // A reader needs no lock, only no open transaction.
     const unlocked = () => opts.readOnly === true || gate.isIdle;
+    const free = () => owner === null && !connection().inTransaction;
     // Nothing open and no swap: now (the common case, without waiting a turn).
-    if (unlocked() && !connection().inTransaction) return fn(connection());
+    if (unlocked() && free()) return fn(connection());
     for (;;) {
       await tail; // every transaction started so far has ended (a later one may start meanwhile: checked again below)
       if (!opts.readOnly) await gate.idle();
-      const db = connection();
-      if (!db.inTransaction) return fn(db);
+      if (free()) return fn(connection());
       // Open though the last transaction started here has ended: one this code did not start. A turn of the event
       // loop before looking again, so the wait never spins on microtasks.
       await new Promise<void>((r) => setImmediate(r));
     }
   });
+}
+
+type Stmt = { readonly reader: boolean; all(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
+type Runner = QueryRunner & { isTransactionActive: boolean; transactionDepth: number; sqlInMemory: object; broadcaster: object };
+
+/** Thrown by a statement of one runner that would have run inside another runner's open transaction. */
+const FOREIGN_TRANSACTION = new Error("a statement would have run inside another flow's transaction");
+
+function deferred(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

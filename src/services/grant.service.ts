@@ -63,10 +63,9 @@ export class GrantService {
    * What `subject` would see with `drafts` added to its tenant's grants (issue 20: the console previews a grant
    * before it is saved). The drafts are checked and inserted exactly as createGrant does (validation, principal of
    * the tenant, the tenant's ceiling: the same errors), the visible set is read by the catalog's own visibility
-   * query inside that transaction, and the transaction is rolled back: nothing is saved, audited or announced. On
-   * SQLite the rollback still starts a new catalog generation: other requests read through the same connection while
-   * this transaction is open, and whatever they cached from the drafts must go (cache/catalog-generation.ts).
-   * Authorized like createGrant for each draft.
+   * query inside that transaction, and the transaction is rolled back: nothing is saved, audited or announced, and
+   * nothing else ever reads the drafts (no request is decided by them: on SQLite other flows wait for this transaction
+   * to end, persistence/sqlite-immediate.ts). Authorized like createGrant for each draft.
    */
   async previewWithDrafts(actor: Principal | null, subject: Principal, drafts: readonly Omit<GrantInput, 'tenantId'>[]): Promise<ToolRecord[]> {
     const p = requireRole(actor, 'host-admin', 'tenant-admin');

@@ -161,16 +161,14 @@ forEachDatabase('catalog generation: only a committed version is taken', (databa
         await bumpCatalogVersion(m);
         throw boom;
       }).catch((err: unknown) => expect(err).to.equal(boom));
-      // On SQLite a rollback is itself a new generation (others may have read the undone writes through the one
-      // connection: below); on PostgreSQL it is nothing.
-      const afterRollback = database.name === 'sqlite' ? 1 : 0;
-      expect(changes()).to.equal(afterRollback);
-      // A transaction that changes nothing commits on the same runner (SQLite has one): no change.
+      // A rollback is no change: nobody else read what it undid (test/persistence/flow-isolation.test.ts).
+      expect(changes()).to.equal(0);
+      // A transaction that changes nothing: no change.
       await ds.transaction((m) => m.query('SELECT 1'));
-      expect(changes()).to.equal(afterRollback);
+      expect(changes()).to.equal(0);
       // The next bump writes the number the rolled-back one had written: it is still a change.
       await ds.transaction((m) => bumpCatalogVersion(m));
-      expect(changes()).to.equal(afterRollback + 1);
+      expect(changes()).to.equal(1);
     });
   });
 
@@ -283,10 +281,11 @@ forEachDatabase('catalog generation: what a rolled-back write let others read', 
       m.getRepository(GrantEntity).insert({ id: randomUUID(), tenantId: t.tenantId, principalId: null, groupName: null, toolPattern: 'ext.alpha', likePattern: 'ext.alpha', source: null, maxSafetyTier: null, maxTierRank: null, createdAt: new Date().toISOString() } as GrantEntity),
     );
     await tx.opened;
-    // A principal's first list, read meanwhile: on SQLite through the one connection that holds the insert, so it may
-    // see the grant, and its visible set is cached for this generation.
-    await ids(second.key);
+    // A principal's first list, asked for meanwhile: it must not see the grant, or cache a visible set holding it (on
+    // SQLite it waits for the transaction to end; it used to read through the one connection that held the insert).
+    const meanwhile = ids(second.key);
     await tx.end();
+    expect(await meanwhile).to.deep.equal([]);
     expect(await ids(second.key)).to.deep.equal([]);
     expect(await ids(t.key)).to.deep.equal([]);
   });
@@ -299,8 +298,9 @@ forEachDatabase('catalog generation: what a rolled-back write let others read', 
     const tx = heldTransaction(dataSource, (m) => bumpCatalogVersion(m));
     await tx.opened;
     const polled = generation.poll(dataSource);
-    expect((await host.get('/tools', t.key)).status).to.equal(200);
+    const meanwhile = host.get('/tools', t.key);
     await tx.end();
+    expect((await meanwhile).status).to.equal(200);
     await polled;
     await host.gqlOk('mutation($id: ID!) { revokePrincipal(id: $id) { id } }', { id: t.principalId });
     expect((await host.get('/tools', t.key)).status).to.equal(401);

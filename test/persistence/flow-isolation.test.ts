@@ -1,0 +1,121 @@
+/**
+ * One flow never sees, or joins, another flow's open transaction. On PostgreSQL each flow has a pooled connection of
+ * its own. On SQLite the process has one connection, and TypeORM gave every flow the same query runner on it: a read
+ * issued by another request between two awaited statements of an open transaction ran inside it and saw its
+ * uncommitted rows, and an autocommit write ran inside it and vanished with its ROLLBACK. The grants preview
+ * (issue 20) is such a transaction: it inserts draft grants, reads, and always rolls back. A call decided in that
+ * window was allowed by a grant that never existed (issue 14 item 2: a call is allowed exactly when GET
+ * /tools/{toolId} would answer 200 at that moment; TC visibility).
+ *
+ * The window is microtasks wide, so these tests do not race: they issue the other flow's work from inside the open
+ * transaction (as a request's continuation queued in that window would run), or scan every microtask offset of the
+ * preview's window.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { DataSource } from 'typeorm';
+import { TenantEntity } from '../../src/persistence/tenant.entity';
+import { forEachDatabase, openMigrated } from '../helpers/databases';
+import { type TestHost, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
+
+const ticks = async (n: number) => {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+};
+
+forEachDatabase('flow isolation: no flow reads or joins another flow’s open transaction', (database) => {
+  let ds: DataSource;
+  let close: () => Promise<void>;
+
+  before(async function () {
+    this.timeout(60_000);
+    ({ ds, close } = await openMigrated(database));
+  });
+  after(() => close?.());
+
+  const tenantRow = (name: string) => ({ id: randomUUID(), name, createdAt: new Date().toISOString() });
+
+  it('a read outside the transaction sees committed rows only, never the uncommitted row of an open one', async () => {
+    const name = `draft-${randomUUID()}`;
+    let seen: Promise<TenantEntity | null> | null = null;
+    await ds
+      .transaction(async (m) => {
+        await m.getRepository(TenantEntity).insert(tenantRow(name));
+        // Another flow's read, queued while this transaction is open (not awaited here: it is not this flow's).
+        seen = ds.getRepository(TenantEntity).findOne({ where: { name } });
+        await m.query('SELECT 1');
+        await m.query('SELECT 1');
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => expect(err.message).to.equal('roll back'));
+    expect(await seen!, 'the read saw a row that was never committed').to.equal(null);
+  });
+
+  it('a write outside the transaction is its own: another flow’s ROLLBACK does not undo it', async () => {
+    const name = `kept-${randomUUID()}`;
+    let wrote: Promise<unknown> | null = null;
+    await ds
+      .transaction(async (m) => {
+        await m.query('SELECT 1');
+        wrote = ds.getRepository(TenantEntity).insert(tenantRow(name));
+        await m.query('SELECT 1');
+        await m.query('SELECT 1');
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => expect(err.message).to.equal('roll back'));
+    await wrote;
+    expect(await ds.getRepository(TenantEntity).findOne({ where: { name } }), 'the write was undone by another flow’s rollback').to.not.equal(null);
+  });
+
+  it('a transaction started while another is open is its own, not a savepoint of it', async () => {
+    const mine = `mine-${randomUUID()}`;
+    let second: Promise<unknown> | null = null;
+    await ds
+      .transaction(async (m) => {
+        await m.query('SELECT 1');
+        second = ds.transaction((m2) => m2.getRepository(TenantEntity).insert(tenantRow(mine)));
+        await m.query('SELECT 1');
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => expect(err.message).to.equal('roll back'));
+    await second;
+    expect(await ds.getRepository(TenantEntity).findOne({ where: { name: mine } })).to.not.equal(null);
+  });
+});
+
+forEachDatabase('flow isolation: a call is never decided by a grant preview’s draft (issue 14 item 2)', (database) => {
+  let host: TestHost;
+  let drop: () => Promise<void>;
+
+  before(async function () {
+    this.timeout(60_000);
+    const created = await database.create();
+    drop = created.drop;
+    host = await startHost(created.db);
+    await anExtension(host, { name: 'secret', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
+  });
+  after(async () => {
+    await host?.close();
+    await drop?.();
+  });
+
+  it('the decision for a tool only a draft grants answers unknown at every moment of the preview', async function () {
+    this.timeout(60_000);
+    const { tenancy, grants, catalog } = host.app.services;
+    const agentKey = (await aTenantWithKey(host, `iso-${randomUUID().slice(0, 8)}`)).key;
+    const agent = (await tenancy.authenticate(agentKey))!;
+    const admin = (await tenancy.authenticate(host.adminKey))!;
+    expect(await catalog.toolDocument(agent, 'ext.secret', 'standard')).to.equal(null);
+    const leaks: number[] = [];
+    // Every microtask offset from the preview's start to well past its end (about 100 ticks on SQLite).
+    for (let offset = 0; offset < 400; offset += 3) {
+      const preview = grants.previewWithDrafts(admin, agent, [{ toolPattern: 'ext.secret' }]);
+      await ticks(offset);
+      const doc = await catalog.toolDocument(agent, 'ext.secret', 'standard');
+      const seen = await preview;
+      expect(seen.map((t) => t.toolId)).to.include('ext.secret'); // the preview itself does see its draft
+      if (doc !== null) leaks.push(offset);
+    }
+    expect(leaks, `GET /tools/ext.secret was decided by an uncommitted draft grant at microtask offsets ${leaks.join(', ')}`).to.deep.equal([]);
+    expect((await host.get('/tools/ext.secret', agentKey)).status).to.equal(404);
+  });
+});
