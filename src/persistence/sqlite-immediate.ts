@@ -131,8 +131,10 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
         release = done;
         return out;
       } catch (err) {
-        owner = null;
-        done();
+        release = done;
+        // BEGIN ran though the call failed after it (a subscriber threw): the transaction stays this runner's until
+        // TypeORM's ROLLBACK ends it. Else it never began: whoever waited for it is woken now, not at the next one's end.
+        if (!connection().inTransaction) endTransaction();
         throw err;
       }
     }
@@ -158,6 +160,7 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
         return await proto.query.call(this, sql, parameters, structured);
       } catch (err) {
         // A transaction began between the wait and the statement (getStmt below refused to run it inside): again.
+        // TypeORM reports the refused attempt as a failed query (its logger, afterQuery subscribers): none listens.
         if ((err as { driverError?: unknown }).driverError === FOREIGN_TRANSACTION) continue;
         throw err;
       }

@@ -15,11 +15,26 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DataSource } from 'typeorm';
 import { TenantEntity } from '../../src/persistence/tenant.entity';
-import { forEachDatabase, openMigrated } from '../helpers/databases';
+import { DATABASES, forEachDatabase, openMigrated } from '../helpers/databases';
 import { type TestHost, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
 
 const ticks = async (n: number) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
+};
+
+// The driver's own package, as the workers open it (it ships no types; toolcat does not depend on @types for it).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Database = require('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
+
+/** Whether `p` settled within `turns` turns of the event loop (counted, never timed). */
+const settlesWithin = async (p: Promise<unknown>, turns: number): Promise<boolean> => {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < turns && !settled; i++) await new Promise((r) => setImmediate(r));
+  return settled;
 };
 
 forEachDatabase('flow isolation: no flow reads or joins another flow’s open transaction', (database) => {
@@ -117,5 +132,72 @@ forEachDatabase('flow isolation: a call is never decided by a grant preview’s 
     }
     expect(leaks, `GET /tools/ext.secret was decided by an uncommitted draft grant at microtask offsets ${leaks.join(', ')}`).to.deep.equal([]);
     expect((await host.get('/tools/ext.secret', agentKey)).status).to.equal(404);
+  });
+});
+
+describe('flow isolation on SQLite: a transaction that failed to begin leaves nobody waiting (review of the fix)', () => {
+  const sqlite = DATABASES.find((d) => d.name === 'sqlite')!;
+  let ds: DataSource;
+  let path: string;
+  let close: () => Promise<void>;
+
+  beforeEach(async function () {
+    this.timeout(60_000);
+    const opened = await openMigrated(sqlite);
+    ({ ds, close } = opened);
+    path = (opened.db as { path: string }).path;
+  });
+  afterEach(() => close?.());
+
+  it('a read that waited for a BEGIN which then failed (another process held the write lock) is answered', async () => {
+    await ds.query('PRAGMA busy_timeout = 20'); // how long BEGIN IMMEDIATE waits for the other process's lock
+    const other = new Database(path);
+    try {
+      let grab = false;
+      ds.subscribers.push({
+        afterQuery(e: { query: string; success: boolean }) {
+          // The other process takes the write lock the moment P commits, before A's BEGIN IMMEDIATE runs.
+          if (grab && e.query === 'COMMIT' && e.success) {
+            grab = false;
+            other.exec('BEGIN IMMEDIATE');
+          }
+        },
+      } as never);
+      let releaseP!: () => void;
+      const held = new Promise<void>((r) => (releaseP = r));
+      const p = ds.transaction(async (m) => {
+        await m.query('SELECT 1');
+        await held;
+      });
+      await new Promise((r) => setImmediate(r));
+      const read = ds.query('SELECT count(*) AS n FROM tenant'); // waits for P
+      const a = ds.transaction((m) => m.query('SELECT 1')).then(() => null, (err: Error) => err);
+      await new Promise((r) => setImmediate(r));
+      grab = true;
+      releaseP();
+      await p;
+      expect(String(await a)).to.match(/locked|busy/i);
+      other.exec('ROLLBACK');
+      expect(await settlesWithin(read, 1000), 'the read still waits for the transaction that never began').to.equal(true);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a transaction whose BEGIN ran but whose begin then failed is rolled back, and the connection serves others again', async () => {
+    let armed = true;
+    ds.subscribers.push({
+      afterQuery(e: { query: string }) {
+        if (armed && e.query.startsWith('BEGIN IMMEDIATE')) {
+          armed = false;
+          throw new Error('a subscriber failed after BEGIN');
+        }
+      },
+    } as never);
+    const tx = ds.transaction((m) => m.query('SELECT 1'));
+    expect(await settlesWithin(tx, 1000), 'the transaction hangs').to.equal(true);
+    expect(await tx.then(() => null, (err: Error) => err.message)).to.match(/subscriber failed/);
+    expect((ds.driver as unknown as { databaseConnection: { inTransaction: boolean } }).databaseConnection.inTransaction).to.equal(false);
+    expect(await settlesWithin(ds.query('SELECT 1 AS one'), 1000), 'a read after it hangs').to.equal(true);
   });
 });
