@@ -84,7 +84,9 @@ export function committedReads<T>(ds: DataSource, fn: (db: SqliteConnection) => 
  * open; any other runner's statement waits until it ended (checked in the same synchronous step that runs the
  * statement, so nothing can begin in between), and transactions begin one after another: the next BEGIN is issued
  * only after the previous transaction's COMMIT or ROLLBACK. A transaction callback must therefore use its own manager
- * for every statement: one that awaited a statement of another runner would wait for itself.
+ * for every statement (one that awaited a statement of another runner would wait for itself), and wait for nothing but
+ * the database: while it is open every other flow's statements wait, so the ingest work of a sync (pool, staging,
+ * swap) never runs inside a TypeORM transaction.
  */
 export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new WriteGate()): void {
   if (ds.options.type !== 'better-sqlite3') return;

@@ -16,7 +16,7 @@ import { expect } from 'chai';
 import type { DataSource } from 'typeorm';
 import { TenantEntity } from '../../src/persistence/tenant.entity';
 import { DATABASES, forEachDatabase, openMigrated } from '../helpers/databases';
-import { type TestHost, aTenantWithKey, anExtension, startHost } from '../helpers/test-host';
+import { aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
 
 const ticks = async (n: number) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
@@ -98,23 +98,13 @@ forEachDatabase('flow isolation: no flow reads or joins another flow’s open tr
 });
 
 forEachDatabase('flow isolation: a call is never decided by a grant preview’s draft (issue 14 item 2)', (database) => {
-  let host: TestHost;
-  let drop: () => Promise<void>;
-
-  before(async function () {
-    this.timeout(60_000);
-    const created = await database.create();
-    drop = created.drop;
-    host = await startHost(created.db);
-    await anExtension(host, { name: 'secret', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
-  });
-  after(async () => {
-    await host?.close();
-    await drop?.();
+  const suite = hostPerSuite(database, {}, async (h) => {
+    await anExtension(h, { name: 'secret', safetyTier: 'read', replayPolicy: 'idempotent', egress: 'none' });
   });
 
   it('the decision for a tool only a draft grants answers unknown at every moment of the preview', async function () {
     this.timeout(60_000);
+    const { host } = suite;
     const { tenancy, grants, catalog } = host.app.services;
     const agentKey = (await aTenantWithKey(host, `iso-${randomUUID().slice(0, 8)}`)).key;
     const agent = (await tenancy.authenticate(agentKey))!;
