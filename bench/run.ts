@@ -373,7 +373,8 @@ async function throughput(o: Options, scenarios: Scenario[], layout: boolean): P
       // the difference is what toolcat's work and its extra hop add to each call.
       const { spec, pid } = specs[s]();
       log(`latency round ${round}/${o.rounds}: (${s}) on 1 connection`);
-      const m = await measure({ ...spec, concurrency: 1, warmupMs: o.latWarmupMs, durationMs: o.latDurationMs }, pid);
+      const oneConnection = { ...spec, concurrency: 1, warmupMs: o.latWarmupMs, durationMs: o.latDurationMs };
+      const m = pid === worker.pid ? await profiled(o, worker, `latency-${s}-round${round}`, () => measure(oneConnection, pid)) : await measure(oneConnection, pid);
       unloaded.set(s, [...(unloaded.get(s) ?? []), m]);
     }
     const r = (x?: Measured, y?: Measured) => (x && y ? { rps: ratio(x.load.rps, y.load.rps), cpu: ratio(cpuMsPerRequest(y), cpuMsPerRequest(x)) } : undefined);

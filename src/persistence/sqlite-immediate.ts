@@ -103,7 +103,8 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
   let tail: Promise<void> = Promise.resolve();
   let release: (() => void) | null = null;
   let ended = deferred();
-  const foreign = (r: Runner) => (owner !== null ? owner !== r : connection().inTransaction);
+  /** A transaction is open that `r` did not begin (`null`: any transaction). */
+  const foreign = (r: Runner | null) => (owner !== null ? owner !== r : connection().inTransaction);
   const endTransaction = () => {
     owner = null;
     const e = ended;
@@ -113,9 +114,12 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
     release = null;
     r?.();
   };
-  const notMine = async (r: Runner) => {
-    // Another flow's transaction: until it ended. Open though no runner of this process began it: a turn of the event
-    // loop before looking again, so the wait never spins on microtasks.
+  /**
+   * Until no transaction but `r`'s own is open: the one wait of every statement outside a transaction (a runner's, the
+   * call log's, a committed read) and of every BEGIN. Another flow's transaction: until it ended. Open though no runner
+   * of this process began it: a turn of the event loop before looking again, so the wait never spins on microtasks.
+   */
+  const untilFree = async (r: Runner | null) => {
     while (foreign(r)) await (owner !== null ? ended.promise : new Promise<void>((res) => setImmediate(res)));
   };
 
@@ -126,7 +130,7 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
       tail = new Promise<void>((r) => (done = r));
       await previous;
       await gate.idle();
-      await notMine(this);
+      await untilFree(this);
       owner = this;
       try {
         const out = await proto.query.call(this, 'BEGIN IMMEDIATE TRANSACTION', parameters, structured);
@@ -156,7 +160,7 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
       return proto.query.call(this, sql, parameters, structured);
     }
     for (;;) {
-      await notMine(this);
+      await untilFree(this);
       if (WRITE.test(sql)) await gate.idle(); // an autocommit write: the lock is taken by it
       try {
         return await proto.query.call(this, sql, parameters, structured);
@@ -185,18 +189,13 @@ export function useImmediateTransactions(ds: DataSource, gate: WriteGate = new W
     return r;
   };
   outsideByDataSource.set(ds, async <T>(fn: (db: SqliteConnection) => T, opts: { readonly readOnly?: boolean } = {}): Promise<T> => {
-    // A reader needs no lock, only no open transaction.
-    const unlocked = () => opts.readOnly === true || gate.isIdle;
-    const free = () => owner === null && !connection().inTransaction;
-    // Nothing open and no swap: now (the common case, without waiting a turn).
-    if (unlocked() && free()) return fn(connection());
+    // A reader needs no lock, only no open transaction. Checked in the step that runs `fn`: a transaction may have
+    // begun while the gate was awaited, and then the wait starts again. Nothing open and no swap: now (the common
+    // case, without waiting a turn).
     for (;;) {
-      await tail; // every transaction started so far has ended (a later one may start meanwhile: checked again below)
+      if ((opts.readOnly === true || gate.isIdle) && !foreign(null)) return fn(connection());
+      await untilFree(null);
       if (!opts.readOnly) await gate.idle();
-      if (free()) return fn(connection());
-      // Open though the last transaction started here has ended: one this code did not start. A turn of the event
-      // loop before looking again, so the wait never spins on microtasks.
-      await new Promise<void>((r) => setImmediate(r));
     }
   });
 }
