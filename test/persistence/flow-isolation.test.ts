@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DataSource } from 'typeorm';
+import { committedReads, outsideTransactions } from '../../src/persistence/sqlite-immediate';
 import { TenantEntity } from '../../src/persistence/tenant.entity';
 import { DATABASES, forEachDatabase, openMigrated } from '../helpers/databases';
 import { aTenantWithKey, anExtension, hostPerSuite } from '../helpers/test-host';
@@ -125,7 +126,7 @@ forEachDatabase('flow isolation: a call is never decided by a grant preview’s 
   });
 });
 
-describe('flow isolation on SQLite: a transaction that failed to begin leaves nobody waiting (review of the fix)', () => {
+describe('flow isolation on SQLite: a wait ends when the transaction it waits for ends, failed BEGINs included', () => {
   const sqlite = DATABASES.find((d) => d.name === 'sqlite')!;
   let ds: DataSource;
   let path: string;
@@ -172,6 +173,33 @@ describe('flow isolation on SQLite: a transaction that failed to begin leaves no
     } finally {
       other.close();
     }
+  });
+
+  it('a call-log write and a committed read wait for the open transaction only, not for those queued behind it', async () => {
+    // The call path's statements on the raw connection (a call's start row, the catalog version read) run as soon as
+    // the transaction open now ends: a queue of admin transactions (grants, a sync's swap) does not delay every call.
+    const order: string[] = [];
+    let releaseA!: () => void;
+    const held = new Promise<void>((r) => (releaseA = r));
+    const a = ds.transaction(async (m) => {
+      await m.query('SELECT 1');
+      await held;
+    });
+    await new Promise((r) => setImmediate(r));
+    const queued = ['B', 'C'].map((name) =>
+      ds.transaction(async (m) => {
+        order.push(`${name} began`);
+        await m.query('SELECT 1');
+      }),
+    );
+    await ticks(50); // B and C have asked for their BEGIN and wait for A
+    const write = outsideTransactions(ds, () => order.push('call-log write'));
+    const read = committedReads(ds, () => order.push('committed read'));
+    await ticks(50);
+    expect(order, 'nothing ran while A was open').to.deep.equal([]);
+    releaseA();
+    await Promise.all([a, ...queued, write, read]);
+    expect(order).to.deep.equal(['committed read', 'call-log write', 'B began', 'C began']);
   });
 
   it('a transaction whose BEGIN ran but whose begin then failed is rolled back, and the connection serves others again', async () => {
