@@ -10,6 +10,7 @@ import { NotificationGate } from '../sources/mcp/notification-gate';
 import { sanitizeError } from '../sources/mcp/sanitize-error';
 import type { McpSourceSecrets } from '../sources/source-spec';
 import { loadSource, secretValues } from '../sources/source-store';
+import { ResultRedactor } from './result-redaction';
 import { type ProgressUpdate, type UpstreamCall, UpstreamError, type UpstreamResult } from './upstream';
 
 /**
@@ -104,6 +105,7 @@ interface Session {
   idleTimer: NodeJS.Timeout | null;
   /** The progress tokens of the calls running on it, and where their progress goes. */
   readonly progress: Map<string, { readonly onProgress: (p: ProgressUpdate) => void; readonly signal: AbortSignal }>;
+  redactor?: ResultRedactor;
 }
 
 
@@ -300,9 +302,11 @@ export class McpCallPool {
     }
     const raw = toolResultOf(answer);
     if (typeof raw === 'string') throw new UpstreamError('protocol', `source ${s.source} answered something that is not a tool result: ${this.clean(s, raw)}`);
-    const bytes = Buffer.byteLength(JSON.stringify(raw), 'utf8');
+    const json = JSON.stringify(raw);
+    const bytes = Buffer.byteLength(json, 'utf8');
     if (bytes > call.maxResultBytes) throw new UpstreamError('too-large', this.clean(s, `the result of ${tool} is ${bytes} bytes, more than the ${call.maxResultBytes} allowed`));
-    return { isError: raw.isError === true, content: raw.content, ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}) };
+    const clean = this.redactorOf(s).value(raw, json);
+    return { isError: clean.isError === true, content: clean.content, ...(clean.structuredContent !== undefined ? { structuredContent: clean.structuredContent } : {}) };
   }
 
   /** Why a sent request failed, as an UpstreamError (never retryable: the server may have acted on it). */
@@ -347,7 +351,7 @@ export class McpCallPool {
       if (!to || to.signal.aborted) return;
       const { progress, total, message: text } = p;
       try {
-        to.onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(text !== undefined ? { message: text } : {}) });
+        to.onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(text !== undefined ? { message: this.redactorOf(s).text(text) } : {}) });
       } catch (err) {
         this.deps.log.warn({ err, source: s.source }, 'a progress listener threw');
       }
@@ -361,6 +365,11 @@ export class McpCallPool {
       this.gates.set(source, g);
     }
     return g;
+  }
+
+  /** What takes the source's secrets out of its results and progress messages (once a session: they do not change). */
+  private redactorOf(s: Session): ResultRedactor {
+    return (s.redactor ??= new ResultRedactor(secretValues(s.secrets, this.deps.env)));
   }
 
   private clean(s: Session, err: unknown): string {

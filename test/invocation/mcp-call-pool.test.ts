@@ -115,6 +115,8 @@ forEachDatabase('McpCallPool', (database) => {
       { name: 'LEAK_FROM_ENV', fromEnv: 'TEST_LEAK_SECRET' },
     ];
     await register({ name: 'hostile', transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], env: [...envList(hostile.env), ...leaks] });
+    // Every env value of a source is a secret (write-only); get-env answers them beside the process's own (PATH).
+    await register({ name: 'everything-env', transport: 'stdio', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], env: [...leaks] });
     await register({ name: 'other', transport: 'stdio', command: process.execPath, args: [HOSTILE_BIN], env: envList(other.env) });
     await register({ name: 'nowhere', transport: 'stdio', command: '/nonexistent/mcp-server', args: [] });
   });
@@ -138,6 +140,15 @@ forEachDatabase('McpCallPool', (database) => {
     const structured = await pool.call('everything', 'get-structured-content', args({ location: 'Chicago' }));
     expect(structured.structuredContent).to.deep.equal({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
     expect(sessionsOf('everything')).to.have.length(1);
+  });
+
+  it("server-everything's get-env over stdio: the source's env secrets (literal and fromEnv) are redacted from the result, the rest kept", async function () {
+    this.timeout(30000);
+    const pool = newPool();
+    const env = JSON.parse(text(await pool.call('everything-env', 'get-env', args({})))) as Record<string, string>;
+    expect(env).to.include({ LEAK_LITERAL: '[redacted]', LEAK_FROM_ENV: '[redacted]' });
+    expect(env.PATH, 'what is not a secret stays').to.be.a('string').and.have.length.above(0);
+    expect(env.PATH).not.to.include('[redacted]');
   });
 
   it('server-everything over stdio: the long-running tool forwards its progress, in order', async function () {
@@ -482,6 +493,19 @@ forEachDatabase('McpCallPool', (database) => {
       }
       const log = logs.join('');
       for (const secret of [LEAK_LITERAL, LEAK_FROM_ENV, 'http-header-secret']) expect(log).not.to.include(secret);
+    });
+
+    it('a server that quotes its env secrets in a result or a progress message: neither reaches the caller (red team, 2026-12-04)', async function () {
+      this.timeout(30000);
+      const progress: ProgressUpdate[] = [];
+      const r = await pool.call('hostile', 'leak_result', args({}, { onProgress: (p) => progress.push(p) }));
+      expect(r.isError).to.equal(true);
+      expect(text(r)).to.include('upstream refused the credentials [redacted]');
+      expect(text(r), 'the secrets JSON-escaped inside a text').to.include('"LEAK_LITERAL": "[redacted]"');
+      expect(r.structuredContent).to.deep.equal({ quoted: '[redacted] [redacted]', '[redacted] [redacted]': 'a key' });
+      expect(progress).to.deep.equal([{ progress: 1, total: 1, message: 'authenticating with [redacted] [redacted]' }]);
+      const all = JSON.stringify({ r, progress });
+      for (const secret of [LEAK_LITERAL, LEAK_FROM_ENV]) expect(all).not.to.include(secret);
     });
 
     it('close(): a pending call ends unavailable, a new call is refused, the servers exit', async function () {

@@ -23,6 +23,15 @@ function secretForms(secret: string): string[] {
   return [...forms].filter((f) => f.length >= 4);
 }
 
+/**
+ * Every whole form of each secret (not its pieces), at least FRAGMENT_LENGTH characters long: what is looked for in a
+ * tool's result (result-redaction.ts). A result is the tool's own output, so only a form of the secret itself is taken
+ * out of it; an 8-character piece of a URL ("https://") would otherwise cut ordinary text out of results.
+ */
+export function wholeSecretForms(secrets: readonly string[]): string[] {
+  return [...new Set(secrets.flatMap(secretForms))].filter((f) => f.length >= FRAGMENT_LENGTH);
+}
+
 /** How long a piece of a secret's form must be to be taken for it (shorter pieces say nothing usable). */
 const FRAGMENT_LENGTH = 8;
 
