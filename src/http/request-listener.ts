@@ -251,12 +251,15 @@ function metricsGate(token: string | null): (authorization: string | undefined) 
  */
 function onFinish(req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger, metrics: Metrics): void {
   const started = process.hrtime.bigint();
+  // The target as the client sent it: while Express routes into a mounted router (/graphql) it strips the mount path
+  // from req.url, and a request it answers there finishes with the stripped one.
+  const target = { method: req.method, url: req.url };
   res.once('finish', () => {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const status = res.statusCode;
-    metrics.requestFinished(req, status, durationMs / 1000);
+    metrics.requestFinished(target, status, durationMs / 1000);
     const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
     if (!log.isLevelEnabled(level)) return;
-    log[level]({ requestId, method: req.method, path: splitTarget(req.url).path.slice(0, 300), status, durationMs }, 'request completed');
+    log[level]({ requestId, method: target.method, path: splitTarget(target.url).path.slice(0, 300), status, durationMs }, 'request completed');
   });
 }

@@ -15,7 +15,8 @@ export interface Metrics {
   /** Sync results by source and status. A source name that looks like a credential is counted as `[redacted]`. */
   readonly syncResults: { inc(labels: { source: string; status: string }): void };
   /** Counts a request whose response has been handed to the OS, and its latency (the listener times it). */
-  requestFinished(req: IncomingMessage, status: number, seconds: number): void;
+  /** `req`: the method and target as received (not as a router rewrote them). */
+  requestFinished(req: Pick<IncomingMessage, 'method' | 'url'>, status: number, seconds: number): void;
   /** Tool calls by source, tool and outcome (issue 14 item 7). */
   readonly callResults: { observe(f: { source: string; toolId: string; outcome: string; durationMs: number }): void };
   /** Budget checks decided by the replica's own budget because Redis did not answer (issue 19). */
@@ -179,7 +180,7 @@ export function createMetrics(opts: { cache: CatalogCache; dataSource: DataSourc
   };
 }
 
-function routeOf(req: IncomingMessage): string {
+function routeOf(req: Pick<IncomingMessage, 'url'>): string {
   const p = splitTarget(req.url).path;
   if (p === '/tools') return '/tools';
   if (p.startsWith('/tools/')) {

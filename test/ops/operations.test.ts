@@ -97,6 +97,13 @@ forEachDatabase('operations', (database) => {
     expect(ours.length).to.be.greaterThan(0);
     for (const l of lines) expect(l.requestId, JSON.stringify(l)).to.be.a('string');
     expect(JSON.stringify(lines)).not.to.include(t.key);
+    // The access line names the path the client asked for: Express strips a mounted router's prefix from req.url
+    // while it routes, and /graphql was logged as "/" (red team, 2026-12-04).
+    const completed = (id: string) => lines.find((l) => l.requestId === id && l.msg === 'request completed');
+    expect(completed('req-log-check-1')).to.include({ path: '/tools/nope', status: 404 });
+    expect(completed('req-log-check-2')).to.include({ path: '/graphql' });
+    // The same request counted under its route (it was "other" for the same reason).
+    expect((await suite.host.get('/metrics')).text).to.match(/toolcat_http_requests_total\{route="\/graphql",method="POST",status="\d+"\} [1-9]/);
   });
 });
 
