@@ -182,11 +182,17 @@ forEachDatabase('tool calls (issue 14)', (database) => {
     it('a grant revoked between calls of a stream of calls applies to the very next call', async () => {
       const t = await aTenantWithKey(host, 'calls-revoke');
       const grant = await aGrant(host, { tenantId: t.tenantId, toolPattern: 'ext.echo' });
-      const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await call('ext.echo', t.key, { arguments: { text: String(i) } })).status);
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await call('ext.echo', t.key, { arguments: { text: String(i) } }));
       await host.gqlOk('mutation($id: ID!) { deleteGrant(id: $id) }', { id: grant });
       await expect404('ext.echo', t.key);
-      expect(statuses).to.deep.equal([200, 200, 200]);
+      expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200]);
+      // A past call stays its caller's after the revocation (README, "A past call belongs to its caller"): the outcome
+      // of what it started, nothing more; no other path under the tool answers.
+      const { callId } = JSON.parse(answers[2].text) as { callId: string };
+      const past = await host.get(`/tools/ext.echo/calls/${callId}`, t.key);
+      expect(past.status, past.text).to.equal(200);
+      expect(past.json()).to.deep.include({ status: 'completed', outcome: 'ok' });
     });
 
     it('a reclassification between calls applies at once: above the grant ceiling it is 404, and the call log keeps the tier of each call', async () => {
