@@ -37,7 +37,7 @@ export function demoBanner(url: string, keys: { agentKey: string; adminKey: stri
     `\n  curl -H "Authorization: Bearer ${keys.agentKey}" ${url}/tools\n` +
     `  curl -H "Authorization: Bearer ${keys.agentKey}" -H "Content-Type: application/json" \\\n` +
     `       -d '{"arguments":{"expression":"(2 + 3) * 4"}}' ${url}/tools/ext.calculator/calls\n` +
-    `  demo workspace (read_file, write_file): ${workspace}\n` +
+    `  demo workspaces (read_file, write_file; one folder per tenant): ${workspace}\n` +
     `  admin console:             ${url}/admin/  (sign in with the host-admin key)\n` +
     `  GraphQL IDE:               ${url}/graphql  (in a browser: GraphiQL unless TOOLCAT_GRAPHQL_IDE says otherwise; give it the host-admin key)\n\n`
   );

@@ -7,9 +7,12 @@ import { type UpstreamCall, UpstreamError, type UpstreamResult } from './upstrea
 /**
  * Calls a host extension's HTTP implementation (issue 14 item 4): one signed POST with JSON in and JSON out.
  *
- *   request body   { "callId": "...", "toolId": "ext.x", "name": "x", "arguments": { ... } }
+ *   request body   { "callId": "...", "toolId": "ext.x", "name": "x", "arguments": { ... },
+ *                    "caller": { "tenantId": "...", "principalKind": "api-key", "principalId": "..." } }
  *   answer 200     an MCP CallToolResult: { "content": [...], "isError"?: boolean, "structuredContent"?: {...} }
  *
+ * `caller` says who is calling (ids only, never a credential), so an endpoint can keep tenants apart: without it the
+ * demo's endpoint shared one workspace among all tenants (red-team pass on issue 14). It is inside the signed body.
  * The implementation's URL and secret may be secrets themselves (`{ fromEnv }`): no message built here quotes
  * either, nor the answer's body. Redirects are not followed (a redirect could carry the signed call elsewhere).
  * The answer is read through the same bounded fetch as MCP's Streamable HTTP (no redirects, cut off past
@@ -21,7 +24,8 @@ export async function callExtensionHttp(
   call: UpstreamCall,
   nowSeconds: () => number,
 ): Promise<UpstreamResult> {
-  const body = JSON.stringify({ callId: call.callId, toolId: target.toolId, name: target.name, arguments: call.arguments });
+  const { tenantId, principalKind, principalId } = call.caller;
+  const body = JSON.stringify({ callId: call.callId, toolId: target.toolId, name: target.name, arguments: call.arguments, caller: { tenantId, principalKind, principalId } });
   const timeoutMs = Math.min(call.timeoutMs, impl.timeoutMs ?? call.timeoutMs);
   const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
   const signal = AbortSignal.any([call.signal, timeout]);

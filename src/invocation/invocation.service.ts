@@ -262,6 +262,7 @@ export class InvocationService {
             // once goes out on the decision just made, without three more reads on the hot path.
             beforeSend: () => (this.now() - startedAt >= REDECIDE_AFTER_MS ? this.stillAllowed(p, descriptor.toolId) : Promise.resolve()),
             party: p.tenantId,
+            caller: { tenantId: p.tenantId, principalKind: p.kind, principalId: p.id },
           });
         } catch (err) {
           const upstreamError = controller.signal.aborted && controller.signal.reason instanceof UpstreamError ? controller.signal.reason : err;

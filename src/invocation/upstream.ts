@@ -17,8 +17,21 @@ export interface ProgressUpdate {
   readonly message?: string;
 }
 
+/**
+ * Who is calling, as an implementation may need it to keep callers apart (a host extension's endpoint gets it in the
+ * signed request; red-team pass on issue 14). Identifiers only: never a credential (no token passthrough).
+ */
+export interface CallerIdentity {
+  readonly tenantId: string;
+  /** `api-key` (a stored principal) or `jwt` (a verified access token). */
+  readonly principalKind: string;
+  /** A stored principal's UUID, or `jwt:` + a hash of issuer, tenant and subject. */
+  readonly principalId: string;
+}
+
 export interface UpstreamCall {
   readonly callId: string;
+  readonly caller: CallerIdentity;
   readonly arguments: Readonly<Record<string, unknown>>;
   /** Aborted when the caller goes away or the call's time is up: the implementation cancels upstream. */
   readonly signal: AbortSignal;

@@ -7,6 +7,8 @@ interface ReceivedCall {
   readonly name: string;
   readonly arguments: unknown;
   readonly callId: string;
+  /** Who toolcat says is calling (issue 14 item 4): identifiers only, never a credential. */
+  readonly caller: unknown;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly signature: 'missing' | 'stale' | 'mismatch' | null;
 }
@@ -49,13 +51,13 @@ export async function startExtensionEndpoint(opts: { secret?: string; hugeBytes?
         return typeof v === 'string' ? v : null;
       };
       const signature = signatureProblem(secret, header(SIGNATURE_HEADERS.timestamp), body, header(SIGNATURE_HEADERS.signature));
-      let call: { name?: string; arguments?: unknown; callId?: string } = {};
+      let call: { name?: string; arguments?: unknown; callId?: string; caller?: unknown } = {};
       try {
         call = JSON.parse(body.toString('utf8')) as typeof call;
       } catch {
         /* recorded as it came */
       }
-      received.push({ name: String(call.name), arguments: call.arguments, callId: String(call.callId), headers: { ...req.headers }, signature });
+      received.push({ name: String(call.name), arguments: call.arguments, callId: String(call.callId), caller: call.caller, headers: { ...req.headers }, signature });
       const json = (status: number, v: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
       if (signature) return json(401, { error: `signature ${signature}` });
       // The behaviour is the name up to its first underscore: echo_a and echo_b both echo.

@@ -123,6 +123,8 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       // No token passthrough (MCP authorization spec): nothing of the caller's credential reaches the upstream.
       expect(got[0].headers.authorization).to.equal(undefined);
       expect(JSON.stringify(got[0].headers)).not.to.include(ta.key);
+      // Who is calling, so the endpoint can keep tenants apart (red-team pass on issue 14): ids, never the key.
+      expect(got[0].caller).to.deep.equal({ tenantId: ta.tenantId, principalKind: 'api-key', principalId: ta.principalId });
     });
 
     it('a tool error is a result (200, isError true), not a transport error', async () => {

@@ -91,6 +91,7 @@ forEachDatabase('McpCallPool', (database) => {
   const sessionsOf = (source: string) => opened.filter((o) => o.source === source);
   const args = (a: Record<string, unknown> = {}, over: Partial<UpstreamCall> = {}): UpstreamCall => ({
     callId: `c-${Math.random().toString(36).slice(2)}`,
+    caller: { tenantId: 't', principalKind: 'api-key', principalId: 'p' },
     arguments: a,
     signal: new AbortController().signal,
     timeoutMs: 30000,
