@@ -21,7 +21,7 @@ export interface ProgressUpdate {
  * Who is calling, as an implementation may need it to keep callers apart (a host extension's endpoint gets it in the
  * signed request; red-team pass on issue 14). Identifiers only: never a credential (no token passthrough).
  */
-export interface CallerIdentity {
+interface CallerIdentity {
   readonly tenantId: string;
   /** `api-key` (a stored principal) or `jwt` (a verified access token). */
   readonly principalKind: string;
