@@ -387,6 +387,25 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       expect(r.errors?.[0]?.extensions?.code).to.equal('GRAPHQL_VALIDATION_FAILED');
     });
 
+    it('the request hash (bound to an Idempotency-Key) is the same function of (toolId, arguments) as before, small or large', async function () {
+      // Pinned before the hash moved off the main thread for large arguments (red-team pass on issue 14, finding 2):
+      // stored Idempotency-Key rows on every database compare against these bytes across restarts and replicas.
+      this.timeout(30000);
+      const large: Record<string, unknown> = {};
+      for (let i = 0; i < 7000; i++) large[`k${String(7000 - i).padStart(5, '0')}`] = i % 3 === 0 ? { v: [i, 'x', null, true] } : i % 3 === 1 ? `v${i}` : i / 7;
+      const cases: Array<[string, unknown, string]> = [
+        ['ext.fail', { text: 'héllo "wörld"', n: 3 }, '8fe8976c452da03b7f5f31e4f2afaa133f9aaec8579f79d3befa9286e6509eba'],
+        ['ext.fail', { n: 3, text: 'héllo "wörld"' }, '8fe8976c452da03b7f5f31e4f2afaa133f9aaec8579f79d3befa9286e6509eba'],
+        ['ext.fail', {}, '0cbbe95541e31752731bb996bd9c78654720c0ea5e8c3bbf6ed8dcbf3a9290a5'],
+        ['ext.fail', { z: [1.5, -0, 1e21, { b: 1, a: 2 }], 'a/b': '\u2028' }, 'aa7180261769d584a7adb064819a479217bae458833a5aad672a813d91b617c1'],
+        ['ext.fail', large, '9df12bb34c0acf0850da6166589f4251db644c002aad49e47bbb5091486527ff'],
+      ];
+      for (const [i, [toolId, args, expected]] of cases.entries()) {
+        await call(toolId, ta.key, { arguments: args }, { 'idempotency-key': `pin-hash-${i}` });
+        expect((await callLog(toolId))[0].requestHash, `case ${i}`).to.equal(expected);
+      }
+    });
+
     it('a refusal where nothing was sent (queue full) releases the Idempotency-Key: the same call succeeds later', async function () {
       this.timeout(20000);
       const t = await aTenantWithKey(host, 'calls-release');
