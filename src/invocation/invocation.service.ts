@@ -4,10 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { CatalogGeneration } from '../cache/catalog-generation';
 import { CatalogError, CatalogErrorCode } from '../catalog/catalog.errors';
-import { canonical } from '../catalog/compact/json';
-import { redactJson } from '../catalog/credential-redaction';
-import type { JsonValue, ToolDescriptor } from '../catalog/descriptor';
-import { jsonDepth } from '../catalog/ingest-bounds';
+import type { ToolDescriptor } from '../catalog/descriptor';
 import { type Principal, decisionKey } from '../catalog/principal';
 import type { CallSettings } from '../config/call-settings';
 import type { ToolCallEntity } from '../persistence/tool-call.entity';
@@ -15,7 +12,7 @@ import type { ToolCallStore } from '../persistence/tool-call.store';
 import type { CatalogReadService } from '../services/catalog-read.service';
 import { nowIso } from '../shared/clock';
 import type { Logger } from '../shared/logger';
-import { ArgumentValidator } from './argument-validator';
+import { ArgumentValidator, type ValidationOutcome } from './argument-validator';
 import { CallEvents } from './call-events';
 import { type CallAnswer, answerOfError, answerOfResult, errorOfAnswer, errorOfUpstream, outcomeOfUpstream } from './call-answer';
 import { targetOf } from './call-target';
@@ -85,7 +82,8 @@ const REDECIDE_AFTER_MS = 50;
  * idempotent, structuredContent checked against the outputSchema, and every call recorded.
  */
 export class InvocationService {
-  private readonly validator = new ArgumentValidator();
+  /** Readable for tests and metrics (its stats). */
+  readonly validator = new ArgumentValidator();
   private readonly running = new Set<CallEvents>();
   /**
    * The decision's descriptor, parsed once per version of its bytes. Keyed by the ETag of GET /tools/{toolId} (a
@@ -129,34 +127,39 @@ export class InvocationService {
     if (typeof argumentsValue !== 'object' || Array.isArray(argumentsValue)) {
       throw invalidArguments([{ pointer: '', message: 'arguments must be a JSON object' }]);
     }
-    if (jsonDepth(argumentsValue, this.deps.settings.maxArgumentDepth) > this.deps.settings.maxArgumentDepth) {
-      throw invalidArguments([{ pointer: '', message: `arguments are nested deeper than ${this.deps.settings.maxArgumentDepth} levels` }]);
-    }
     const descriptor = await this.decide(p, toolId);
     if (!descriptor) return null;
     const scope = scopeOf(p);
-    const argumentText = canonical(argumentsValue as JsonValue);
-    // canonical([toolId, arguments]), spelled from the text already made: the arguments are canonicalised once.
-    const requestHash = sha256Hex(`[${JSON.stringify(descriptor.toolId)},${argumentText}]`);
+    // Depth, the request hash, the recorded copy, the scan and the check: for large arguments all made in the
+    // checker's worker pool, under the tenant's share of it, never on the event loop (argument-facts.ts; red-team
+    // pass on issue 14, finding 2). So the depth refusal now follows the visibility decision (a 404 comes first).
+    const maxDepth = this.deps.settings.maxArgumentDepth;
+    const prepared = await this.validator.prepare(descriptor.inputSchema, argumentsValue, { toolId: descriptor.toolId, maxDepth, record: this.deps.settings.recordArguments }, p.tenantId);
+    const facts = prepared.facts;
+    // The worker never made them (the tenant's share of the checker full): refused like a too-deep value, before any row.
+    if (facts === null) throw uncheckedError(await prepared.outcome());
+    if (facts.tooDeep) throw invalidArguments([{ pointer: '', message: `arguments are nested deeper than ${maxDepth} levels` }]);
+    const requestHash = facts.requestHash;
     if (key !== null) {
       const prior = await this.deps.store.byKey(scope, key, new Date(this.now() - this.deps.settings.idempotencySeconds * 1000).toISOString());
       if (prior) return this.replay(prior, requestHash);
     }
-    const checked = await this.validator.validate(descriptor.inputSchema, argumentsValue);
+    const checked = await prepared.outcome();
     const callId = randomUUID();
     const startedAt = this.now();
     const row = {
       callId, scope, tenantId: p.tenantId, principalId: p.id, principalKind: p.kind, toolId: descriptor.toolId,
       safetyTier: descriptor.safetyTier, replayPolicy: descriptor.replayPolicy, egress: descriptor.egress, idempotencyKey: key, requestHash,
-      // Kept only when the operator asks, and then with credentials redacted like every admin field (issue 11).
-      arguments: this.deps.settings.recordArguments ? JSON.stringify(redactJson(argumentsValue as JsonValue)) : null, argumentBytes: Buffer.byteLength(argumentText), attempts: 0,
+      arguments: facts.recorded, argumentBytes: facts.argumentBytes, attempts: 0,
       startedAt: new Date(startedAt).toISOString(), requestId: opts.requestId ?? null,
     };
     if (!checked.ok) {
       // Nothing is forwarded; the refusal is recorded like any other call (issue 14 item 7).
-      const err = 'problems' in checked ? invalidArguments(checked.problems) : new CatalogError(CatalogErrorCode.UpstreamUnavailable, checked.uncheckable);
+      const err = 'problems' in checked ? invalidArguments(checked.problems) : uncheckedError(checked);
+      const busy = 'retryAfterSeconds' in checked && checked.retryAfterSeconds !== undefined;
       await this.deps.store.begin(row);
-      await this.record(row, startedAt, 'problems' in checked ? 'invalid-arguments' : 'protocol', answerOfError(err), null, 0);
+      // A full share tried nothing: recorded as overloaded and, like a source's full queue, the key is released.
+      await this.record(row, startedAt, 'problems' in checked ? 'invalid-arguments' : busy ? 'overloaded' : 'protocol', answerOfError(err), null, 0, busy);
       throw err;
     }
     await this.deps.store.begin(row);
@@ -290,7 +293,7 @@ export class InvocationService {
         let checked: { result: ToolCallResult; outcome: string };
         let answer: CallAnswer & { bytes: number };
         try {
-          checked = await this.checkOutput(descriptor, row.callId, result);
+          checked = await this.checkOutput(descriptor, row.callId, result, p.tenantId);
           answer = answerOfResult(checked.result);
         } catch (err) {
           // A result that cannot even be measured (nested past the stack, say) is the upstream's protocol error.
@@ -315,10 +318,10 @@ export class InvocationService {
    * A tool with an outputSchema promises structuredContent that matches it (MCP); one that does not is reported to
    * the caller as a tool error, never passed off as valid (issue 14 item 3), and counted (outcome output-invalid).
    */
-  private async checkOutput(descriptor: ToolDescriptor, callId: string, r: UpstreamResult): Promise<{ result: ToolCallResult; outcome: string }> {
+  private async checkOutput(descriptor: ToolDescriptor, callId: string, r: UpstreamResult, party: string): Promise<{ result: ToolCallResult; outcome: string }> {
     const base = { callId, toolId: descriptor.toolId };
     if (descriptor.outputSchema && !r.isError) {
-      const checked = r.structuredContent === undefined ? { ok: false as const, problems: [{ pointer: '', message: 'no structuredContent, though the tool declares an outputSchema' }] } : await this.validator.validate(descriptor.outputSchema, r.structuredContent, 'structuredContent');
+      const checked = r.structuredContent === undefined ? { ok: false as const, problems: [{ pointer: '', message: 'no structuredContent, though the tool declares an outputSchema' }] } : await this.validator.validate(descriptor.outputSchema, r.structuredContent, 'structuredContent', party);
       if (!checked.ok) {
         const why = 'problems' in checked ? checked.problems.map((x) => `${x.pointer || '/'} ${x.message}`).join('; ') : checked.uncheckable;
         return { outcome: 'output-invalid', result: { ...base, isError: true, content: [{ type: 'text', text: `toolcat: the tool's structuredContent does not match its outputSchema (${why.slice(0, 500)}); the result is withheld.` }] } };
@@ -352,6 +355,13 @@ function deepFreeze<T>(v: T): T {
 /** Whose calls these are: a hash of everything the caller's decision depends on (issue 11 defect 1). */
 function scopeOf(p: Principal): string {
   return sha256Hex(decisionKey(p));
+}
+
+/** A check that could not be made: 429 with Retry-After when the caller's share of the checker was full, else 502. */
+function uncheckedError(checked: ValidationOutcome): CatalogError {
+  if (!('uncheckable' in checked)) return new CatalogError(CatalogErrorCode.UpstreamUnavailable, 'The arguments could not be checked.');
+  if (checked.retryAfterSeconds !== undefined) return new CatalogError(CatalogErrorCode.SourceOverloaded, checked.uncheckable, { details: { retryAfterSeconds: checked.retryAfterSeconds } });
+  return new CatalogError(CatalogErrorCode.UpstreamUnavailable, checked.uncheckable);
 }
 
 function invalidArguments(problems: ReadonlyArray<{ pointer: string; message: string }>): CatalogError {

@@ -15,7 +15,11 @@ export interface ArgumentProblem {
   readonly message: string;
 }
 
-export type ValidationOutcome = { readonly ok: true } | { readonly ok: false; readonly problems: readonly ArgumentProblem[] } | { readonly ok: false; readonly uncheckable: string };
+export type ValidationOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly problems: readonly ArgumentProblem[] }
+  /** With retryAfterSeconds: the caller's share of the checker was full (argument-validator.ts), nothing was tried. */
+  | { readonly ok: false; readonly uncheckable: string; readonly retryAfterSeconds?: number };
 
 /** What is checked: a call's arguments against the inputSchema, or a result's structuredContent against the outputSchema. */
 export type CheckedRole = 'arguments' | 'structuredContent';

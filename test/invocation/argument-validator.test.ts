@@ -229,10 +229,49 @@ describe('ArgumentValidator (issue 14: bounded argument and output validation)',
     const order: number[] = [];
     const runs = [0, 1, 2].map((i) => v.validate(REDOS, value).then((o) => (order.push(i), o)));
     const outcomes = await Promise.all(runs);
-    for (const o of outcomes) expect('uncheckable' in o && o.uncheckable).to.match(/within 100 ms/);
-    // The third found the queue full (one running, one waiting) and was answered first.
+    for (const o of outcomes.slice(0, 2)) expect('uncheckable' in o && o.uncheckable).to.match(/within 100 ms/);
+    // The third found the queue full (one running, one waiting) and was answered first, with a time to come back.
+    expect(outcomes[2]).to.deep.equal({ ok: false, uncheckable: "the arguments could not be checked now: this caller's share of the checker is full; try again later", retryAfterSeconds: 1 });
     expect(order[0]).to.equal(2);
     expect(v.stats.overBudget).to.equal(3);
     expect(await v.validate(BENIGN_PATTERN, { s: 'ok' })).to.deep.equal({ ok: true });
+  });
+
+  it("one party's flood fills only its share: another party's check answers before any of the flood's (finding 1)", async () => {
+    const v = make({ threads: 2, queue: 8, budgetMs: 300 });
+    const order: string[] = [];
+    const value = { s: `${'a'.repeat(40)}!` };
+    const flood = Array.from({ length: 12 }, (_, i) => v.validate(REDOS, value, 'arguments', 'tenant-a').then((o) => (order.push(`a${i}`), o)));
+    const b = await v.validate(BENIGN_PATTERN, { s: 'abc' }, 'arguments', 'tenant-b');
+    order.push('b');
+    expect(b).to.deep.equal({ ok: true });
+    const outcomes = await Promise.all(flood);
+    // A holds one thread and four places in the queue; the rest were told to come back at once.
+    const busy = outcomes.filter((o) => 'retryAfterSeconds' in o);
+    expect(busy).to.have.length(7);
+    expect(order.filter((x) => x !== 'b').slice(0, 7).every((x) => Number(x.slice(1)) >= 5), order.join(' ')).to.equal(true);
+    expect(order.indexOf('b'), order.join(' ')).to.be.lessThan(order.length - 5);
+  });
+
+  it('prepare: the facts and the outcome of a large value (made in a worker) are those of the inline path (seeded)', async () => {
+    const seed = Number(process.env.VALIDATOR_SEED ?? Date.now() % 2 ** 31);
+    console.log(`      seed ${seed} (VALIDATOR_SEED=${seed} repeats this run)`);
+    const r = rng(seed);
+    const inline = make();
+    const worker = make({ inlineNodes: 0 });
+    const req = { toolId: 'ext.x', maxDepth: 4, record: true };
+    let compared = 0;
+    for (const schema of SCHEMAS) {
+      for (let i = 0; i < 15; i++) {
+        const value = i === 0 ? { a: [[[[1]]]] } : i === 1 ? { a: 1e400 ** 1, b: 'x' } : randomValue(r);
+        const a = await inline.prepare(schema, value, req);
+        const b = await worker.prepare(schema, value, req);
+        expect(worker.lastPath).to.equal('worker');
+        expect(b.facts, `seed ${seed}: ${JSON.stringify(value)}`).to.deep.equal(a.facts);
+        if (a.facts !== null && !a.facts.tooDeep) expect(await b.outcome(), `seed ${seed}: ${JSON.stringify(value)}`).to.deep.equal(await a.outcome());
+        compared++;
+      }
+    }
+    expect(compared).to.equal(SCHEMAS.length * 15);
   });
 });

@@ -18,6 +18,7 @@ import { parseSse } from '../helpers/sse';
 import { type TestHost, aGrant, aPrincipal, aTenantWithKey, startHost } from '../helpers/test-host';
 import { CALL_TOOLS, DEFAULT_TOOLS } from '../fixtures/hostile-tools';
 import type { DatabaseConfig } from '../../src/config/config';
+import type { ArgumentValidator } from '../../src/invocation/argument-validator';
 
 const UPSERT = 'mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }';
 const OUTPUT_SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
@@ -385,6 +386,44 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       const r = await host.gql('mutation { callTool(toolId: "ext.echo", arguments: {}) { callId } }', {}, ta.key);
       expect(r.status).to.equal(400);
       expect(r.errors?.[0]?.extensions?.code).to.equal('GRAPHQL_VALIDATION_FAILED');
+    });
+
+    it("one tenant's flood of costly checks leaves another tenant's checks through: a tenant holds a bounded share of the argument checker", async function () {
+      // Red-team pass on issue 14 (item 6, Containment): the checker's one pool (2 threads, queue 8) was first come,
+      // first served, so tenant A's calls against ^(a+)+$ kept it full and tenant B's check of "abc" against
+      // ^[a-z]+$ answered 502 "could not be checked" on every call during the flood.
+      this.timeout(30000);
+      const pattern = (p: string) => ({ inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: p } }, required: ['s'] } });
+      await ext('echo_redos', pattern('^(a+)+$'));
+      await ext('echo_lower', pattern('^[a-z]+$'));
+      const validator = (host.app.services.invocation as unknown as { validator: ArgumentValidator }).validator;
+      const before = validator.stats.worker;
+      // Twelve connections of A, each sending again as soon as it is answered, until B is done.
+      let flooding = true;
+      const answersOfA: Array<{ status: number; headers: Headers }> = [];
+      const floodOne = async () => {
+        while (flooding) answersOfA.push(await call('ext.echo_redos', ta.key, { arguments: { s: `${'a'.repeat(40)}!` } }));
+      };
+      const flood = Array.from({ length: 12 }, floodOne);
+      // Every connection's first call has reached the checker before B calls (counted, not timed).
+      await until(async () => validator.stats.worker - before >= 12, 10000, 5);
+      const answersOfB: number[] = [];
+      try {
+        for (let i = 0; i < 5; i++) {
+          const r = await call('ext.echo_lower', tb.key, { arguments: { s: 'abc' } });
+          expect(r.status, r.text).to.equal(200);
+          answersOfB.push(r.status);
+        }
+      } finally {
+        flooding = false;
+        await Promise.all(flood);
+      }
+      expect(answersOfB).to.have.length(5);
+      // A gets its own answers: 502 at its budget, or 429 with Retry-After once its share of the queue is full.
+      for (const r of answersOfA) {
+        expect([429, 502]).to.include(r.status);
+        if (r.status === 429) expect(r.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
+      }
     });
 
     it('the request hash (bound to an Idempotency-Key) is the same function of (toolId, arguments) as before, small or large', async function () {
