@@ -85,8 +85,44 @@ const bigSource: HostileScenario = {
   },
 };
 
+/**
+ * Red-team finding 2 on issue 14: calls with 60,000-key arguments (~650 KB, inside the 1 MiB request limit), 16 at
+ * once, three rounds, to a host extension whose endpoint refuses connections (the cost measured is toolcat's before
+ * anything is sent: depth, request hash, scan, check). The neighbour's GET /tools shows the event loop's stall.
+ */
+const bigArguments: HostileScenario = {
+  id: 'big-arguments',
+  title: 'tool calls with 60,000-key arguments (~650 KB), 16 at once, 3 rounds',
+  async run(ctx) {
+    await ctx.gql.run('mutation($i: HostExtensionInput!) { upsertHostExtension(input: $i) { toolId } }', {
+      i: {
+        name: 'wide', description: 'takes wide arguments', inputSchema: { type: 'object', additionalProperties: { type: 'integer' } }, safetyTier: 'read',
+        replayPolicy: 'non-idempotent', egress: 'none', implementation: { http: { url: { value: 'http://127.0.0.1:9/calls' }, secret: { value: 's'.repeat(32) } } },
+      },
+    });
+    const caller = await ctx.gql.tenantWithGrant('wide-caller', 'ext.*');
+    const args: Record<string, number> = {};
+    for (let i = 0; i < 60_000; i++) args[`k${i}`] = i;
+    const body = Buffer.from(JSON.stringify({ arguments: args }));
+    const statuses = new Map<number, number>();
+    const m = await ctx.besideNeighbour(async () => {
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(Array.from({ length: 16 }, async () => {
+          const r = await fetch(`${ctx.url}/tools/ext.wide/calls`, { method: 'POST', headers: { authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' }, body });
+          await r.arrayBuffer();
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        }));
+      }
+    });
+    return {
+      scenario: this.id, title: this.title, neighbour: m.neighbour, writes: m.writes, durationMs: m.durationMs, rssBefore: m.rssBefore, peakRss: m.peakRss,
+      notes: [`big-arguments: ${body.length.toLocaleString('en-US')} bytes per call; answers ${[...statuses].map(([s, n]) => `${n}x ${s}`).join(', ')}.`],
+    };
+  },
+};
+
 /** Scenarios in the order they run; each gets its own toolcat process. */
-export const HOSTILE_SCENARIOS: HostileScenario[] = [bigSource];
+export const HOSTILE_SCENARIOS: HostileScenario[] = [bigSource, bigArguments];
 
 /** Runs every scenario (or those named in --only, e.g. --only=hostile or --only=big-source). */
 export async function runHostile(o: Options): Promise<HostileFigure[]> {
