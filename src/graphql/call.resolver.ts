@@ -34,7 +34,7 @@ export class CallResolver {
     const p = requirePrincipal(ctx);
     const named = await this.fromProfile(p, toolId, args, profile);
     if (!named) return null;
-    const handle = await this.s.invocation.start(p, named.toolId, named.args, { idempotencyKey, requestId: ctx.requestId });
+    const handle = await this.s.invocation.start(p, named.toolId, named.args, { idempotencyKey, requestId: ctx.requestId, ...(ctx.bodyBytes !== undefined ? { argumentBytesAtMost: ctx.bodyBytes } : {}) });
     return handle ? Object.assign(new ToolCallStartType(), { callId: handle.callId, replayed: handle.replayed, handle }) : null;
   }
 

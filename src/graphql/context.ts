@@ -13,6 +13,8 @@ export interface GraphQLContext {
    * the MCP face, previews) gets one buffered body.
    */
   readonly streamBodies?: boolean;
+  /** Set by the call route: the request body's size in bytes, so at least the size of the call's arguments as JSON. */
+  readonly bodyBytes?: number;
 }
 
 export type Authenticate = (credential: string) => Promise<Principal | null>;

@@ -120,7 +120,8 @@ export class InvocationService {
    * same bytes). Refusals decided before anything is sent throw CatalogError: INVALID_ARGUMENTS,
    * IDEMPOTENCY_KEY_REUSED, CONFLICT (the key's call is still running), BAD_USER_INPUT.
    */
-  async start(p: Principal, toolId: unknown, args: unknown, opts: { idempotencyKey?: string | null; requestId?: string | null } = {}): Promise<CallHandle | null> {
+  /** `opts.argumentBytesAtMost`: a bound on the arguments' JSON size known already (the request body's size). */
+  async start(p: Principal, toolId: unknown, args: unknown, opts: { idempotencyKey?: string | null; requestId?: string | null; argumentBytesAtMost?: number } = {}): Promise<CallHandle | null> {
     const key = opts.idempotencyKey ?? null;
     if (key !== null && !IDEMPOTENCY_KEY.test(key)) throw new CatalogError(CatalogErrorCode.InvalidArgument, 'Idempotency-Key must be 1-256 printable ASCII characters.');
     const argumentsValue = args === undefined || args === null ? {} : args;
@@ -134,10 +135,24 @@ export class InvocationService {
     // checker's worker pool, under the tenant's share of it, never on the event loop (argument-facts.ts; red-team
     // pass on issue 14, finding 2). So the depth refusal now follows the visibility decision (a 404 comes first).
     const maxDepth = this.deps.settings.maxArgumentDepth;
-    const prepared = await this.validator.prepare(descriptor.inputSchema, argumentsValue, { toolId: descriptor.toolId, maxDepth, record: this.deps.settings.recordArguments }, p.tenantId);
+    const prepared = await this.validator.prepare(descriptor.inputSchema, argumentsValue, { toolId: descriptor.toolId, maxDepth, record: this.deps.settings.recordArguments }, p.tenantId, opts.argumentBytesAtMost);
     const facts = prepared.facts;
-    // The worker never made them (the tenant's share of the checker full): refused like a too-deep value, before any row.
-    if (facts === null) throw uncheckedError(await prepared.outcome());
+    const rowOf = (startedAt: number, of: { idempotencyKey: string | null; requestHash: string; arguments: string | null; argumentBytes: number }) => ({
+      callId: randomUUID(), scope, tenantId: p.tenantId, principalId: p.id, principalKind: p.kind, toolId: descriptor.toolId,
+      safetyTier: descriptor.safetyTier, replayPolicy: descriptor.replayPolicy, egress: descriptor.egress, ...of, attempts: 0,
+      startedAt: new Date(startedAt).toISOString(), requestId: opts.requestId ?? null,
+    });
+    if (facts === null) {
+      // The worker never made them (the tenant's share of the checker full, a thread lost): nothing was tried. The
+      // refusal is recorded all the same (item 7), without a request hash (never made) or an Idempotency-Key (never
+      // taken), its size the request body's (a bound: the arguments were never measured).
+      const err = uncheckedError(await prepared.outcome());
+      const startedAt = this.now();
+      const row = rowOf(startedAt, { idempotencyKey: null, requestHash: '', arguments: null, argumentBytes: opts.argumentBytesAtMost ?? 0 });
+      await this.deps.store.begin(row);
+      await this.record(row, startedAt, err.code === CatalogErrorCode.SourceOverloaded ? 'overloaded' : 'protocol', answerOfError(err), null, 0);
+      throw err;
+    }
     if (facts.tooDeep) throw invalidArguments([{ pointer: '', message: `arguments are nested deeper than ${maxDepth} levels` }]);
     const requestHash = facts.requestHash;
     if (key !== null) {
@@ -145,14 +160,8 @@ export class InvocationService {
       if (prior) return this.replay(prior, requestHash);
     }
     const checked = await prepared.outcome();
-    const callId = randomUUID();
     const startedAt = this.now();
-    const row = {
-      callId, scope, tenantId: p.tenantId, principalId: p.id, principalKind: p.kind, toolId: descriptor.toolId,
-      safetyTier: descriptor.safetyTier, replayPolicy: descriptor.replayPolicy, egress: descriptor.egress, idempotencyKey: key, requestHash,
-      arguments: facts.recorded, argumentBytes: facts.argumentBytes, attempts: 0,
-      startedAt: new Date(startedAt).toISOString(), requestId: opts.requestId ?? null,
-    };
+    const row = rowOf(startedAt, { idempotencyKey: key, requestHash, arguments: facts.recorded, argumentBytes: facts.argumentBytes });
     if (!checked.ok) {
       // Nothing is forwarded; the refusal is recorded like any other call (issue 14 item 7).
       const err = 'problems' in checked ? invalidArguments(checked.problems) : uncheckedError(checked);

@@ -211,7 +211,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       // Unknown, closed, or another principal's: the same 404 (the SDK's own answer to an unknown session).
       if (!session || session.owner !== key || session.path !== path) return jsonRpcError(res, 404, -32001, 'Session not found');
       session.lastUsed = Date.now();
-      const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs) : undefined;
+      const body = req.method === 'POST' ? await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs, ctx.principal!.tenantId) : undefined;
       // Only a batch is charged beyond the request's own token (a single message needs no await for it: issue 21).
       if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
       if (isDirectList(req, body)) return answerList(res, session.served, ctx, body);
@@ -221,7 +221,7 @@ export function createMcpFace(deps: McpFaceDeps): McpFace {
       res.setHeader('Allow', 'POST');
       return jsonRpcError(res, 405, -32000, 'Method not allowed: open a session (initialize) for a GET stream or DELETE.');
     }
-    const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs);
+    const body = await readJson(req, res, s.maxRequestBytes, s.bodyDeadlineMs, ctx.principal!.tenantId);
     if (body === BAD || (Array.isArray(body) && !(await chargeBatch(res, key, body)))) return;
     if (isDirectList(req, body)) return answerList(res, { view, profile, scope, found: null, listed: () => undefined }, ctx, body);
     if (!isInitialize(body)) return serveStateless(req, res, body, view, profile, scope);
@@ -303,8 +303,8 @@ function isInitialize(body: unknown): boolean {
 const BAD = Symbol('bad request');
 
 /** The JSON body, bounded in bytes, time and nesting (shared/json-body.ts); answers the refusal itself and gives BAD. */
-async function readJson(req: IncomingMessage, res: ServerResponse, max: number, deadlineMs: number): Promise<unknown> {
-  const r = await readJsonBody(req, { maxBytes: max, deadlineMs, maxDepth: MAX_BODY_NESTING });
+async function readJson(req: IncomingMessage, res: ServerResponse, max: number, deadlineMs: number, party: string): Promise<unknown> {
+  const r = await readJsonBody(req, { maxBytes: max, deadlineMs, maxDepth: MAX_BODY_NESTING, party });
   if (r.ok && !r.empty) return r.value;
   const why = r.ok ? 'not-json' : r.why;
   if (why === 'too-large' || why === 'too-slow') res.setHeader('Connection', 'close');

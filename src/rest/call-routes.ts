@@ -33,7 +33,7 @@ export function prepareCallDocuments(exec: GraphQLExecutor): void {
 
 export async function postCall(deps: CallRouteDeps, req: IncomingMessage, res: ServerResponse, ctx: GraphQLContext, toolId: string): Promise<void> {
   // Bounded in bytes, time and nesting before anything is parsed (shared/json-body.ts).
-  const read = await readJsonBody(req, { maxBytes: deps.maxRequestBytes, deadlineMs: deps.bodyDeadlineMs, maxDepth: MAX_BODY_NESTING });
+  const read = await readJsonBody(req, { maxBytes: deps.maxRequestBytes, deadlineMs: deps.bodyDeadlineMs, maxDepth: MAX_BODY_NESTING, party: ctx.principal?.tenantId });
   if (!read.ok && read.why === 'too-large') return sendJson(res, 413, errorBody('BAD_REQUEST', `The request body is larger than ${deps.maxRequestBytes} bytes.`), { Connection: 'close' });
   if (!read.ok && read.why === 'too-slow') return sendJson(res, 408, errorBody('BAD_REQUEST', `The request body did not arrive within ${deps.bodyDeadlineMs} ms.`), { Connection: 'close' });
   if (!read.ok && read.why === 'too-deep') return sendJson(res, 400, errorBody('BAD_REQUEST', `The request body is nested more than ${MAX_BODY_NESTING} levels deep.`));
@@ -47,7 +47,8 @@ export async function postCall(deps: CallRouteDeps, req: IncomingMessage, res: S
   // Issue 16: `?profile=<name>`: the path may name the tool by that profile's functionName (see startToolCall).
   const query = splitTarget(req.url).query;
   const profile = query === null ? undefined : parseQuery(query).profile;
-  const out = await deps.exec.execute(START_CALL, { toolId, arguments: (parsed as { arguments?: unknown }).arguments ?? null, idempotencyKey: key ?? null, profile: typeof profile === 'string' ? profile : null }, ctx);
+  // The body's size bounds the arguments' JSON: the call path sizes them by it instead of walking them (argument-facts.ts).
+  const out = await deps.exec.execute(START_CALL, { toolId, arguments: (parsed as { arguments?: unknown }).arguments ?? null, idempotencyKey: key ?? null, profile: typeof profile === 'string' ? profile : null }, { ...ctx, bodyBytes: read.bytes });
   if (out.errorCodes.length) return sendCallError(res, ctx, out);
   const call = out.data?.call as { callId: string; replayed: boolean; handle: CallHandle } | null | undefined;
   // Unknown, not yours, withheld, quarantined: the catalog's own null, so the catalog's own 404 bytes (TC-CAT-4).

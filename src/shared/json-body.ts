@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { ParseTurns } from './parse-turns';
 
 /**
  * Reading a JSON request body without letting one caller hold the event loop or a connection (issue 15 red-team
@@ -14,7 +15,15 @@ export interface BodyBounds {
   readonly maxBytes: number;
   readonly deadlineMs: number;
   readonly maxDepth: number;
+  /** Who sent it (the caller's tenant): a large body is parsed in its party's turn (parse-turns.ts). */
+  readonly party?: string;
 }
+
+/**
+ * The process's one line of large bodies (parse-turns.ts): above 64 KB (the size up to which arguments are also
+ * checked inline) a body waits for its turn to be parsed. Process-wide on purpose: the event loop it protects is.
+ */
+const LARGE_BODY_TURNS = new ParseTurns(64 * 1024);
 
 async function readBoundedBody(req: IncomingMessage, bounds: Pick<BodyBounds, 'maxBytes' | 'deadlineMs'>): Promise<Buffer | 'too-large' | 'too-slow'> {
   const declared = Number(req.headers['content-length']);
@@ -68,14 +77,16 @@ export function jsonDepthExceeds(bytes: Buffer, limit: number): boolean {
 /** Past this nesting a body is refused unparsed; far above what any bound on arguments allows (64), far below harm. */
 export const MAX_BODY_NESTING = 256;
 /** The parsed body, or why it was refused. */
-export async function readJsonBody(req: IncomingMessage, bounds: BodyBounds): Promise<{ ok: true; value: unknown; empty: boolean } | { ok: false; why: BodyRefusal }> {
+export async function readJsonBody(req: IncomingMessage, bounds: BodyBounds): Promise<{ ok: true; value: unknown; empty: boolean; bytes: number } | { ok: false; why: BodyRefusal }> {
   const body = await readBoundedBody(req, bounds);
   if (body === 'too-large' || body === 'too-slow') return { ok: false, why: body };
-  if (body.length === 0) return { ok: true, value: undefined, empty: true };
-  if (jsonDepthExceeds(body, bounds.maxDepth)) return { ok: false, why: 'too-deep' };
-  try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')), empty: false };
-  } catch {
-    return { ok: false, why: 'not-json' };
-  }
+  if (body.length === 0) return { ok: true, value: undefined, empty: true, bytes: 0 };
+  return LARGE_BODY_TURNS.run(bounds.party ?? '', body.length, () => {
+    if (jsonDepthExceeds(body, bounds.maxDepth)) return { ok: false, why: 'too-deep' } as const;
+    try {
+      return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown, empty: false, bytes: body.length } as const;
+    } catch {
+      return { ok: false, why: 'not-json' } as const;
+    }
+  });
 }

@@ -426,6 +426,20 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       }
     });
 
+    it('a large call refused because its tenant holds its whole share of the checker is recorded too (overloaded, no hash, no key)', async function () {
+      // Arguments over 64 KB are measured and hashed in the checker's worker; past the tenant's share that never
+      // happens, and the refusal was answered without a row (issue 14 item 7: every call is recorded).
+      this.timeout(30000);
+      await ext('echo_redos_wide', { inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } }, required: ['s'] } });
+      const wide = { s: `${'a'.repeat(40)}!`, pad: 'x'.repeat(70 * 1024) };
+      const answers = await Promise.all(Array.from({ length: 12 }, () => call('ext.echo_redos_wide', ta.key, { arguments: wide }, { 'idempotency-key': `wide-${Math.random()}` })));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused.length, answers.map((a) => a.status).join(',')).to.be.greaterThan(0);
+      const rows = (await callLog('ext.echo_redos_wide')).filter((r) => r.outcome === 'overloaded');
+      expect(rows).to.have.length(refused.length);
+      for (const r of rows) expect(r).to.include({ requestHash: '', idempotencyKeyUsed: false, status: 'completed', tenantId: ta.tenantId }).and.have.property('argumentBytes').above(70 * 1024);
+    });
+
     it('the request hash (bound to an Idempotency-Key) is the same function of (toolId, arguments) as before, small or large', async function () {
       // Pinned before the hash moved off the main thread for large arguments (red-team pass on issue 14, finding 2):
       // stored Idempotency-Key rows on every database compare against these bytes across restarts and replicas.
