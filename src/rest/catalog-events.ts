@@ -43,6 +43,8 @@ function tooMany(res: ServerResponse, message: string): void {
 export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMessage, res: ServerResponse) => boolean) & { closeAll(): void } {
   const open = new Map<string, number>();
   const streams = new Set<ServerResponse>();
+  /** How each open stream is ended by this side (its heartbeat stopped first). */
+  const ending = new WeakMap<ServerResponse, () => void>();
   let total = 0;
   const inc = (k: string, by: number): void => {
     const n = (open.get(k) ?? 0) + by;
@@ -103,19 +105,27 @@ export function createCatalogEvents(deps: CatalogEventsDeps): ((req: IncomingMes
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Vary: 'Authorization' });
       if (req.method === 'HEAD') return void res.end();
       streams.add(res);
-      const send = (etag: string): void => void res.write(`id: ${etag}\nevent: catalog.changed\ndata: ${JSON.stringify({ etag })}\n\n`);
-      res.write('retry: 2000\n\n');
+      // Ended by this side (gone, closeAll), the stream stays registered and its heartbeat runs until 'close', which
+      // waits for the client to read what was sent: a write meanwhile would be a write after end, an 'error' event
+      // that nobody listens to, and the process would exit. Every write checks; ending stops the heartbeat.
+      const write = (chunk: string): void => void (res.writableEnded || res.write(chunk));
+      const send = (etag: string): void => write(`id: ${etag}\nevent: catalog.changed\ndata: ${JSON.stringify({ etag })}\n\n`);
+      write('retry: 2000\n\n');
       const last = req.headers['last-event-id'];
       if (last !== current) send(current);
-      heartbeat = setInterval(() => res.write(': keep-alive\n\n'), deps.heartbeatMs);
+      heartbeat = setInterval(() => write(': keep-alive\n\n'), deps.heartbeatMs);
       heartbeat.unref();
-      stop = deps.watch.add({ ctx, view, profile, etag: current, changed: send, gone: () => res.end() });
+      ending.set(res, () => {
+        if (heartbeat) clearInterval(heartbeat);
+        if (!res.writableEnded) res.end();
+      });
+      stop = deps.watch.add({ ctx, view, profile, etag: current, changed: send, gone: () => ending.get(res)?.() });
     })().catch((err: unknown) => deps.onError(err, req, res));
     return true;
   };
   return Object.assign(handle, {
     closeAll() {
-      for (const res of streams) res.end();
+      for (const res of streams) ending.get(res)?.();
     },
   });
 }
