@@ -1,6 +1,7 @@
 import type { ResolvedImplementation } from '../persistence/extension-implementation.store';
 import { boundedFetch } from '../sources/mcp/bounded-fetch';
 import { MessageTooLargeError } from '../sources/mcp/message-too-large';
+import { ResultRedactor } from './result-redaction';
 import { signedHeaders } from './signature';
 import { type UpstreamCall, UpstreamError, type UpstreamResult } from './upstream';
 
@@ -58,7 +59,9 @@ export async function callExtensionHttp(
     } catch {
       throw new UpstreamError('protocol', "the extension's implementation answered something that is not JSON");
     }
-    return resultOf(value);
+    // The implementation's signing secret is a credential of the host's: an endpoint that quotes it (a debug echo)
+    // hands it to no caller (result-redaction.ts, as for an MCP source's secrets).
+    return new ResultRedactor([impl.secret]).value(resultOf(value), text);
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     throw failure(err, call.signal, timeout, timeoutMs, false);

@@ -18,6 +18,7 @@ interface ReceivedCall {
  * toolcat's signature, records every request, and behaves by tool name:
  *   echo        answers the arguments back as text and as structuredContent
  *   fail        a tool error (isError: true)
+ *   leak        quotes the endpoint's own signing secret in its result (toolcat must not pass it on)
  *   violate     structuredContent that does not match the outputSchema tests give it ({ n: integer })
  *   conform     structuredContent that does ({ n: 1 })
  *   hang        never answers (until the endpoint closes)
@@ -64,6 +65,8 @@ export async function startExtensionEndpoint(opts: { secret?: string; hugeBytes?
       switch (String(call.name).replace(/_.*$/, '')) {
         case 'echo':
           return json(200, { content: [{ type: 'text', text: JSON.stringify(call.arguments) }], structuredContent: { echoed: call.arguments } });
+        case 'leak':
+          return json(200, { content: [{ type: 'text', text: `signed with ${secret}` }], structuredContent: { secret } });
         case 'fail':
           return json(200, { content: [{ type: 'text', text: 'it did not work' }], isError: true });
         case 'violate':

@@ -128,6 +128,18 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       expect(got[0].caller).to.deep.equal({ tenantId: ta.tenantId, principalKind: 'api-key', principalId: ta.principalId });
     });
 
+    it("an endpoint that quotes its own signing secret: the caller, the stored answer and the replay get [redacted]", async () => {
+      await ext('leak');
+      const r = await call('ext.leak', ta.key, { arguments: {} }, { 'idempotency-key': 'leak-once' });
+      expect(r.status, r.text).to.equal(200);
+      const body = JSON.parse(r.text) as { callId: string; content: Array<{ text: string }>; structuredContent: unknown };
+      expect(body.content[0].text).to.equal('signed with [redacted]');
+      expect(body.structuredContent).to.deep.equal({ secret: '[redacted]' });
+      const past = await host.get(`/tools/ext.leak/calls/${body.callId}`, ta.key);
+      const replay = await call('ext.leak', ta.key, { arguments: {} }, { 'idempotency-key': 'leak-once' });
+      for (const text of [r.text, past.text, replay.text]) expect(text).not.to.include(endpoint.secret);
+    });
+
     it('a tool error is a result (200, isError true), not a transport error', async () => {
       const r = await call('ext.fail', ta.key);
       expect(r.status).to.equal(200);
