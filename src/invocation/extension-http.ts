@@ -61,7 +61,8 @@ export async function callExtensionHttp(
     }
     // The implementation's signing secret is a credential of the host's: an endpoint that quotes it (a debug echo)
     // hands it to no caller (result-redaction.ts, as for an MCP source's secrets).
-    return new ResultRedactor([impl.secret]).value(resultOf(value), text);
+    const result = resultOf(value);
+    return new ResultRedactor([impl.secret]).value(result, JSON.stringify(result));
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     throw failure(err, call.signal, timeout, timeoutMs, false);

@@ -29,30 +29,35 @@ export class ResultRedactor {
     return this.forms.filter((_, i) => json.includes(this.inJson[i]));
   }
 
-  /** `text` without a secret. */
+  /** `text` (a plain string, not JSON text: a progress message) without a secret. */
   text(text: string): string {
-    return redactString(text, this.found(text));
+    return redactString(text, this.forms.filter((f) => text.includes(f)));
   }
 
-  /** `value` (a result parsed from JSON, owned by the caller: changed in place), given its JSON text, without a secret. */
+  /**
+   * `value` (a result parsed from JSON, owned by the caller: changed in place) without a secret. `json` must be
+   * `JSON.stringify(value)`, never the upstream's own text: that may spell a secret with `\u` escapes the parsed
+   * value no longer has (re-test of the fix, 2026-12-04). A number that spells a secret (one of digits only) becomes
+   * the string `[redacted]`.
+   */
   value<T>(value: T, json: string): T {
     const forms = this.found(json);
     if (forms.length === 0) return value;
-    if (typeof value === 'string') return redactString(value, forms) as T;
+    if (typeof value === 'string' || typeof value === 'number') return scalar(value, forms) as T;
     const stack: unknown[] = [value];
     while (stack.length > 0) {
       const node = stack.pop();
       if (Array.isArray(node)) {
         for (let i = 0; i < node.length; i++) {
           const v = node[i];
-          if (typeof v === 'string') node[i] = redactString(v, forms);
-          else if (v !== null && typeof v === 'object') stack.push(v);
+          if (v !== null && typeof v === 'object') stack.push(v);
+          else node[i] = scalar(v, forms);
         }
       } else if (node !== null && typeof node === 'object') {
         const o = node as Record<string, unknown>;
         for (const key of Object.keys(o)) {
           const v = o[key];
-          const clean = typeof v === 'string' ? redactString(v, forms) : v;
+          const clean = v !== null && typeof v === 'object' ? v : scalar(v, forms);
           if (clean !== null && typeof clean === 'object') stack.push(clean);
           const k = redactString(key, forms);
           if (k !== key) delete o[key];
@@ -63,6 +68,15 @@ export class ResultRedactor {
     }
     return value;
   }
+}
+
+/** A string, or a number as its JSON spells it, without a secret; anything else as it is. */
+function scalar(v: unknown, forms: readonly string[]): unknown {
+  if (typeof v === 'string') return redactString(v, forms);
+  if (typeof v !== 'number') return v;
+  const spelled = JSON.stringify(v);
+  const clean = redactString(spelled, forms);
+  return clean === spelled ? v : clean;
 }
 
 function redactString(s: string, forms: readonly string[]): string {

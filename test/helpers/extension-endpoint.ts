@@ -65,6 +65,11 @@ export async function startExtensionEndpoint(opts: { secret?: string; hugeBytes?
       switch (String(call.name).replace(/_.*$/, '')) {
         case 'echo':
           return json(200, { content: [{ type: 'text', text: JSON.stringify(call.arguments) }], structuredContent: { echoed: call.arguments } });
+        case 'leakescaped': {
+          // The same, spelled with JSON \u escapes: the parsed result holds the secret, the raw text does not.
+          const escaped = [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(`{"content":[{"type":"text","text":"esc=${escaped}"}],"structuredContent":{"k":"${escaped}"}}`);
+        }
         case 'leak':
           return json(200, { content: [{ type: 'text', text: `signed with ${secret}` }], structuredContent: { secret } });
         case 'fail':

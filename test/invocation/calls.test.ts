@@ -138,6 +138,10 @@ forEachDatabase('tool calls (issue 14)', (database) => {
       const past = await host.get(`/tools/ext.leak/calls/${body.callId}`, ta.key);
       const replay = await call('ext.leak', ta.key, { arguments: {} }, { 'idempotency-key': 'leak-once' });
       for (const text of [r.text, past.text, replay.text]) expect(text).not.to.include(endpoint.secret);
+      // Spelled with \u escapes in the endpoint's JSON (re-test of the fix): looked for in the parsed result.
+      await ext('leakescaped');
+      const esc = await call('ext.leakescaped', ta.key, { arguments: {} });
+      expect(JSON.parse(esc.text)).to.deep.include({ content: [{ type: 'text', text: 'esc=[redacted]' }], structuredContent: { k: '[redacted]' } });
     });
 
     it('a tool error is a result (200, isError true), not a transport error', async () => {

@@ -39,7 +39,28 @@ describe('ResultRedactor (issue 14: no source credential reaches a caller)', () 
     expect(inner).to.deep.equal([REDACTED]);
   });
 
-  it('a progress message', () => {
+  it('a progress message, also with a secret holding a quote and a backslash (re-test: only its JSON spelling was looked for)', () => {
     expect(r.text(`retrying with ${SECRET}`)).to.equal(`retrying with ${REDACTED}`);
+    const quoted = new ResultRedactor(['ab"cd\\efgh123']);
+    expect(quoted.text('P1=ab"cd\\efgh123 end')).to.equal(`P1=${REDACTED} end`);
+  });
+
+  it('a secret of digits that comes back as a JSON number (re-test)', () => {
+    const digits = new ResultRedactor(['9876543210123']);
+    const v = { structuredContent: { n: 9876543210123, list: [9876543210123, 5] } };
+    expect(digits.value(v, JSON.stringify(v))).to.deep.equal({ structuredContent: { n: REDACTED, list: [REDACTED, 5] } });
+  });
+
+  it('percent-encoded with lowercase hex, and with every byte escaped (re-test)', () => {
+    const uni = new ResultRedactor(['pässwörd-geheim']);
+    const lower = encodeURIComponent('pässwörd-geheim').replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    const every = [...Buffer.from('pässwörd-geheim')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    expect(uni.text(`a ${lower} b ${every} c ${every.toUpperCase()}`)).to.equal(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
+  });
+
+  it('a result whose JSON spelled the secret with \\u escapes is found from the parsed value', () => {
+    const v = JSON.parse(`{"text":"${[...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`) as { text: string };
+    expect(v.text).to.equal(SECRET);
+    expect(r.value(v, JSON.stringify(v))).to.deep.equal({ text: REDACTED });
   });
 });

@@ -1,12 +1,16 @@
 /**
  * The shapes a known secret value can take in text a server writes (issue 11, red-team follow-up F3): as it is,
- * reversed, percent- or JSON-escaped, hex, and base64/base64url at each of the three byte alignments (the run of
- * characters that depends only on the secret, whatever bytes precede it). A server that echoes its environment
+ * reversed, percent-escaped (as encodeURIComponent does, or every byte; hex in either case), JSON-escaped, hex, and
+ * base64/base64url at each of the three byte alignments (the run of characters that depends only on the secret,
+ * whatever bytes precede it). A server that echoes its environment
  * encoded, or whose echo is cut at the edge of a bounded stderr tail, must not hand the value to an admin.
  */
 function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = new Set<string>([secret, [...secret].reverse().join(''), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
+  const everyByte = [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+  const lowerEscapes = (t: string) => t.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+  // Percent-encoded as encodeURIComponent does, with lowercase hex too, and with every byte escaped (either case).
+  const forms = new Set<string>([secret, [...secret].reverse().join(''), encodeURIComponent(secret), lowerEscapes(encodeURIComponent(secret)), everyByte, lowerEscapes(everyByte), JSON.stringify(secret).slice(1, -1)]);
   forms.add(bytes.toString('hex'));
   forms.add(bytes.toString('hex').toUpperCase());
   for (let offset = 0; offset < 3; offset++) {
