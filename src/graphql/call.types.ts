@@ -50,7 +50,7 @@ export class AdminToolCallType {
   @Field(() => String, { nullable: true }) outcome!: string | null;
   @Field(() => Int) argumentBytes!: number;
   @Field(() => Int, { nullable: true }) resultBytes!: number | null;
-  @Field(() => String, { description: 'SHA-256 of the canonical JSON of toolId and arguments.' }) requestHash!: string;
+  @Field(() => String, { description: 'SHA-256 of the canonical JSON of toolId and arguments; empty for a call refused before its arguments were read (its tenant held its whole share of the argument checker).' }) requestHash!: string;
   @Field(() => GraphQLJSON, { nullable: true, description: 'Recorded only when TOOLCAT_CALL_RECORD_ARGUMENTS=true.' }) arguments!: unknown;
   @Field(() => Boolean, { description: 'The call holds an Idempotency-Key (a refusal where nothing was sent releases its key).' }) idempotencyKeyUsed!: boolean;
   @Field(() => Int) attempts!: number;
