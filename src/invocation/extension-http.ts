@@ -62,7 +62,14 @@ export async function callExtensionHttp(
     // The implementation's signing secret is a credential of the host's: an endpoint that quotes it (a debug echo)
     // hands it to no caller (result-redaction.ts, as for an MCP source's secrets).
     const result = resultOf(value);
-    return new ResultRedactor([impl.secret]).value(result, JSON.stringify(result));
+    let json: string;
+    try {
+      json = JSON.stringify(result);
+    } catch {
+      // Nested past the stack: not a result anything can process (as the call path says of one it cannot measure).
+      throw new UpstreamError('protocol', "the extension's result could not be processed (nested too deeply?)");
+    }
+    return new ResultRedactor([impl.secret]).value(result, json);
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     throw failure(err, call.signal, timeout, timeoutMs, false);
